@@ -1,0 +1,84 @@
+/**
+ * `npm run -s apikey -- <create|list|revoke>`: issues and manages API keys in the database the
+ * service uses (DATABASE_URL, as for `npm start`).
+ *
+ *   create --tenant NAME [--scopes read,write]   prints the new key alone on the last line
+ *   list                                         id, tenant, scopes, created, state; never a key
+ *   revoke KEY_ID                                refuses the key from then on
+ */
+import { parseArgs } from 'node:util';
+import { apiKeyScopes, generateApiKey, hashApiKey, type ApiKeyScope } from '../api-key-format';
+import { ConfigError, loadConfig } from '../config';
+import { createKnex, migrateToLatest } from '../db/knex';
+import { createRepositories, type Repositories } from '../db/repositories';
+
+class UsageError extends Error {}
+
+const usage = `usage: npm run -s apikey -- create --tenant NAME [--scopes read,write]
+       npm run -s apikey -- list
+       npm run -s apikey -- revoke KEY_ID`;
+
+function parseScopes(value: string): ApiKeyScope[] {
+  const scopes = [...new Set(value.split(',').map((s) => s.trim()))];
+  const unknown = scopes.filter((s) => !(apiKeyScopes as readonly string[]).includes(s));
+  if (scopes.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--scopes takes ${apiKeyScopes.join(', ')} separated by commas, not ${JSON.stringify(value)}`);
+  }
+  return scopes as ApiKeyScope[];
+}
+
+async function create(repositories: Repositories, args: string[]): Promise<void> {
+  let values: { tenant?: string; scopes?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { tenant: { type: 'string' }, scopes: { type: 'string', default: 'read,write' } } }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${usage}`);
+  }
+  const tenantName = values.tenant?.trim();
+  if (!tenantName || tenantName.length > 200) throw new UsageError('create needs --tenant NAME (1 to 200 characters)');
+  const scopes = parseScopes(values.scopes!);
+  const key = generateApiKey();
+  const tenant = await repositories.tenants.findOrCreate(tenantName);
+  const keyId = await repositories.apiKeys.insert(tenant.tenant_id, hashApiKey(key), scopes);
+  console.log(`Created key ${keyId} for tenant ${tenant.name} with scopes ${scopes.join(',')}. It is shown only now:`);
+  console.log(key);
+}
+
+async function list(repositories: Repositories): Promise<void> {
+  const keys = await repositories.apiKeys.list();
+  console.log(['KEY_ID', 'TENANT', 'SCOPES', 'CREATED', 'STATE'].join('\t'));
+  for (const key of keys) {
+    const state = key.revoked_at === null ? 'active' : `revoked ${key.revoked_at}`;
+    console.log([key.key_id, key.tenant, key.scopes.join(','), key.created_at, state].join('\t'));
+  }
+}
+
+async function revoke(repositories: Repositories, args: string[]): Promise<void> {
+  const [keyId] = args;
+  if (!keyId) throw new UsageError('revoke needs a KEY_ID (see list)');
+  if (!(await repositories.apiKeys.revoke(keyId))) throw new UsageError(`no active key ${keyId}`);
+  console.log(`Revoked key ${keyId}.`);
+}
+
+async function main(): Promise<void> {
+  const [command, ...args] = process.argv.slice(2);
+  const commands: Record<string, (r: Repositories) => Promise<void>> = {
+    create: (r) => create(r, args),
+    list: (r) => list(r),
+    revoke: (r) => revoke(r, args),
+  };
+  const run = commands[command ?? ''];
+  if (!run) throw new UsageError(usage);
+  const knex = createKnex(loadConfig().database);
+  try {
+    await migrateToLatest(knex);
+    await run(createRepositories(knex));
+  } finally {
+    await knex.destroy();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof UsageError || error instanceof ConfigError ? error.message : error);
+  process.exit(error instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,79 @@
+import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import type { ApiKeyScope } from '../api-key-format';
+import { translatingErrors } from './database-errors';
+import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
+
+/** Who a request's key speaks for. */
+export interface Principal {
+  keyId: string;
+  tenantId: string;
+  scopes: ApiKeyScope[];
+}
+
+export interface ApiKeySummary {
+  key_id: string;
+  tenant: string;
+  scopes: ApiKeyScope[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface ApiKeyListRow {
+  key_id: string;
+  tenant: string;
+  scopes: string;
+  created_at: DbTimestamp;
+  revoked_at: DbTimestamp | null;
+}
+
+const parseScopes = (scopes: string) => scopes.split(',') as ApiKeyScope[];
+
+export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;
+
+export function apiKeysRepository(knex: Knex) {
+  return translatingErrors({
+    /** Stores a key by its hash; returns the new key's id. */
+    async insert(tenantId: string, keyHash: string, scopes: ApiKeyScope[], trx?: Knex.Transaction): Promise<string> {
+      const keyId = uuidv7();
+      await (trx ?? knex)('api_keys').insert({
+        key_id: keyId,
+        tenant_id: tenantId,
+        key_hash: keyHash,
+        scopes: scopes.join(','),
+        created_at: nowForDb(),
+        revoked_at: null,
+      });
+      return keyId;
+    },
+
+    /** The principal of a key that exists and is not revoked. */
+    async findActive(keyHash: string): Promise<Principal | undefined> {
+      const row: { key_id: string; tenant_id: string; scopes: string } | undefined = await knex('api_keys')
+        .first('key_id', 'tenant_id', 'scopes')
+        .where('key_hash', keyHash)
+        .whereNull('revoked_at');
+      return row && { keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) };
+    },
+
+    async list(): Promise<ApiKeySummary[]> {
+      const rows: ApiKeyListRow[] = await knex('api_keys')
+        .join('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
+        .select('api_keys.key_id', 'tenants.name as tenant', 'api_keys.scopes', 'api_keys.created_at', 'api_keys.revoked_at')
+        .orderBy([{ column: 'api_keys.created_at' }, { column: 'api_keys.key_id' }]);
+      return rows.map((row) => ({
+        key_id: row.key_id,
+        tenant: row.tenant,
+        scopes: parseScopes(row.scopes),
+        created_at: fromDbTimestamp(row.created_at),
+        revoked_at: row.revoked_at === null ? null : fromDbTimestamp(row.revoked_at),
+      }));
+    },
+
+    /** Revokes a key that is not yet revoked; false when there is no such key. */
+    async revoke(keyId: string): Promise<boolean> {
+      const updated = await knex('api_keys').where('key_id', keyId).whereNull('revoked_at').update({ revoked_at: nowForDb() });
+      return updated > 0;
+    },
+  });
+}

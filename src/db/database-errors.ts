@@ -1,0 +1,65 @@
+/**
+ * Database errors, per dialect, mapped to the typed errors of `src/errors.ts` at the repository
+ * boundary, so nothing above this layer knows a driver's error codes.
+ */
+import { DatabaseUnavailableError } from '../errors';
+
+/** The database cannot be reached, dropped the connection, or did not answer in time. */
+const unavailableCodes = new Set([
+  // mysql2 and the network
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  // better-sqlite3
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+]);
+
+const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export function isUnavailable(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code !== undefined && (unavailableCodes.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+  // knex's pool gives up waiting for a connection with a KnexTimeoutError.
+  return (error as Error | null)?.name === 'KnexTimeoutError';
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = codeOf(error);
+  return code !== undefined && foreignKeyCodes.has(code);
+}
+
+/** Returns the repository with every method's database failures translated. */
+export function translatingErrors<R extends object>(repository: R): R {
+  const wrapped = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(repository)) {
+    wrapped[name] =
+      typeof method === 'function'
+        ? async (...args: unknown[]) => {
+            try {
+              return await method.apply(repository, args);
+            } catch (error) {
+              throw isUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+            }
+          }
+        : method;
+  }
+  return wrapped as R;
+}

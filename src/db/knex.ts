@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { DatabaseConfig } from '../config';
+
+/** How long a request waits for a database connection before it answers 503. */
+const acquireTimeoutMs = 5000;
+
+export function knexConfig(database: DatabaseConfig): Knex.Config {
+  const migrations: Knex.MigratorConfig = {
+    directory: path.join(__dirname, 'migrations'),
+    // .ts under ts-jest, .js once built: load the migrations this module was loaded as.
+    loadExtensions: [path.extname(__filename)],
+  };
+  if (database.client === 'sqlite') {
+    return {
+      client: 'better-sqlite3',
+      connection: { filename: database.filename },
+      useNullAsDefault: true,
+      migrations,
+      acquireConnectionTimeout: acquireTimeoutMs,
+      pool: {
+        afterCreate(connection: { pragma(sql: string): unknown }, done: (err: Error | null, c: unknown) => void) {
+          connection.pragma('journal_mode = WAL');
+          // WAL's default (NORMAL) can lose acknowledged commits on power loss; FULL cannot.
+          connection.pragma('synchronous = FULL');
+          connection.pragma('foreign_keys = ON');
+          connection.pragma('busy_timeout = 5000');
+          done(null, connection);
+        },
+      },
+    };
+  }
+  const url = new URL(database.url);
+  return {
+    client: 'mysql2',
+    connection: {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : 3306,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.slice(1)),
+      // No charset here: mysql2's default is utf8mb4 already, and naming one would make knex
+      // stamp it (with its default, case-insensitive collation) on every table it creates,
+      // overriding the utf8mb4_bin default the first migration sets.
+      timezone: 'Z',
+      // DATETIME(3) comes back as 'YYYY-MM-DD hh:mm:ss.sss', the shape SQLite stores too.
+      dateStrings: true,
+      connectTimeout: acquireTimeoutMs,
+    },
+    migrations,
+    acquireConnectionTimeout: acquireTimeoutMs,
+    pool: {
+      min: 0,
+      max: 10,
+      afterCreate(connection: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) {
+        connection.query("SET time_zone = '+00:00'", (err) => done(err, connection));
+      },
+    },
+  };
+}
+
+export function createKnex(database: DatabaseConfig): Knex {
+  if (database.client === 'sqlite') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
+  return knexFactory(knexConfig(database));
+}
+
+export async function migrateToLatest(knex: Knex): Promise<void> {
+  await knex.migrate.latest();
+}

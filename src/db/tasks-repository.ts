@@ -1,0 +1,125 @@
+import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import type { components, operations } from '../../generated/api';
+import { UnknownProjectError } from '../errors';
+import { isForeignKeyViolation, translatingErrors } from './database-errors';
+import { selectPage } from './keyset';
+import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
+import { updatedAtNotBeforeCreation } from './updated-at';
+
+export type Task = components['schemas']['Task'];
+export type TaskPage = components['schemas']['TaskPage'];
+type TaskCreate = components['schemas']['TaskCreate'];
+type TaskUpdate = components['schemas']['TaskUpdate'];
+type TaskStatus = components['schemas']['TaskStatus'];
+type TaskSort = NonNullable<NonNullable<operations['listProjectTasks']['parameters']['query']>['sort']>;
+
+export interface TaskListQuery {
+  status?: TaskStatus[];
+  sort: TaskSort;
+  limit: number;
+  cursor?: string;
+}
+
+interface TaskRow {
+  task_id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  status: TaskStatus;
+  created_at: DbTimestamp;
+  updated_at: DbTimestamp;
+  [column: string]: unknown;
+}
+
+function toTask(row: TaskRow): Task {
+  return {
+    task_id: row.task_id,
+    project_id: row.project_id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    created_at: fromDbTimestamp(row.created_at),
+    updated_at: fromDbTimestamp(row.updated_at),
+  };
+}
+
+export type TasksRepository = ReturnType<typeof tasksRepository>;
+
+export function tasksRepository(knex: Knex) {
+  const tenantProjectIds = (db: Knex | Knex.Transaction, tenantId: string) =>
+    db('projects').select('project_id').where('tenant_id', tenantId);
+  const ofTenant = (db: Knex | Knex.Transaction, tenantId: string, taskId: string) =>
+    db('tasks').where('task_id', taskId).whereIn('project_id', tenantProjectIds(db, tenantId));
+  const projectOfTenant = (db: Knex | Knex.Transaction, tenantId: string, projectId: string) =>
+    db('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
+
+  return translatingErrors({
+    /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
+    async create(tenantId: string, task: TaskCreate): Promise<Task> {
+      const now = nowForDb();
+      const row: TaskRow = {
+        task_id: uuidv7(),
+        project_id: task.project_id,
+        title: task.title,
+        description: task.description ?? null,
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+      };
+      await knex.transaction(async (trx) => {
+        if ((await projectOfTenant(trx, tenantId, task.project_id)) === undefined) {
+          throw new UnknownProjectError(task.project_id);
+        }
+        try {
+          await trx('tasks').insert(row);
+        } catch (error) {
+          // The project was deleted between the check and the insert.
+          throw isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : error;
+        }
+      });
+      return toTask(row);
+    },
+
+    async find(tenantId: string, taskId: string): Promise<Task | undefined> {
+      const row: TaskRow | undefined = await ofTenant(knex, tenantId, taskId).first();
+      return row && toTask(row);
+    },
+
+    /** A page of the project's tasks; undefined when the tenant has no such project. */
+    async listForProject(tenantId: string, projectId: string, query: TaskListQuery): Promise<TaskPage | undefined> {
+      if ((await projectOfTenant(knex, tenantId, projectId)) === undefined) return undefined;
+      const { status, sort, limit, cursor } = query;
+      const { rows, nextCursor } = await selectPage<TaskRow>({
+        db: knex,
+        table: 'tasks',
+        idColumn: 'task_id',
+        scope: (q) => {
+          q.where('tasks.project_id', projectId);
+          if (status) q.whereIn('tasks.status', status);
+        },
+        order: { column: sort.replace('-', '') as 'created_at' | 'updated_at', descending: sort.startsWith('-') },
+        limit,
+        cursor,
+      });
+      return { data: rows.map(toTask), next_cursor: nextCursor };
+    },
+
+    /** Applies the changes; undefined when the tenant has no such task. */
+    async update(tenantId: string, taskId: string, changes: TaskUpdate): Promise<Task | undefined> {
+      return knex.transaction(async (trx) => {
+        const updated = await ofTenant(trx, tenantId, taskId).update({
+          ...changes,
+          updated_at: updatedAtNotBeforeCreation(trx),
+        });
+        if (updated === 0) return undefined;
+        return toTask(await ofTenant(trx, tenantId, taskId).first());
+      });
+    },
+
+    /** False when the tenant has no such task. */
+    async remove(tenantId: string, taskId: string): Promise<boolean> {
+      return (await ofTenant(knex, tenantId, taskId).delete()) > 0;
+    },
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * The typed errors the layers below HTTP throw. `src/http/problems.ts` is the one place that
+ * turns them into problem documents; anything else that reaches it is an unexpected fault.
+ */
+
+export class NotFoundError extends Error {
+  constructor(readonly resource: 'project' | 'task', readonly id: string) {
+    super(`No ${resource} ${id} exists.`);
+  }
+}
+
+/** A task was created for a project the caller's tenant does not have. */
+export class UnknownProjectError extends Error {
+  constructor(readonly projectId: string) {
+    super(`No project ${projectId} exists.`);
+  }
+}
+
+export class InvalidCursorError extends Error {
+  constructor(reason: string) {
+    super(`The cursor ${reason}; start again without one.`);
+  }
+}
+
+/** The database cannot be reached or did not answer in time; nothing was written. */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The database cannot be reached.', { cause });
+  }
+}

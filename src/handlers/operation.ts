@@ -1,0 +1,41 @@
+/**
+ * Handler types, all derived from the generated `operations`: a handler takes the request as
+ * the document describes it (already validated) and returns one of its success responses.
+ */
+import type { operations } from '../../generated/api';
+import type { Principal } from '../db/api-keys-repository';
+import { NotFoundError } from '../errors';
+
+export type OperationId = keyof operations;
+type Operation<K extends OperationId> = operations[K];
+type JsonContent<R> = R extends { content: { 'application/json': infer Body } } ? Body : never;
+
+type PathParams<K extends OperationId> = Operation<K>['parameters']['path'];
+/** Query parameters; those with a default in the document arrive filled in by validation. */
+type QueryParams<K extends OperationId> = NonNullable<Operation<K>['parameters']['query']>;
+type RequestBody<K extends OperationId> = Operation<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : undefined;
+
+type SuccessStatusOf<K extends OperationId> = keyof Operation<K>['responses'] & (200 | 201 | 204);
+type ReplyWith<R, S> = [JsonContent<R>] extends [never] ? { status: S } : { status: S; body: JsonContent<R>; location?: string };
+
+export type Reply<K extends OperationId> = {
+  [S in SuccessStatusOf<K>]: ReplyWith<Operation<K>['responses'][S], S>;
+}[SuccessStatusOf<K>];
+
+export interface OperationInput<K extends OperationId> {
+  principal: Principal;
+  path: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+}
+
+export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<Reply<K>>;
+export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
+
+/** Marks query parameters that the document gives a default, so validation always fills them. */
+export type Defaulted<Q, Keys extends keyof Q> = Q & Required<Pick<Q, Keys>>;
+
+export function found<T>(value: T | undefined, resource: 'project' | 'task', id: string): T {
+  if (value === undefined) throw new NotFoundError(resource, id);
+  return value;
+}

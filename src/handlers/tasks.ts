@@ -1,0 +1,35 @@
+import type { Repositories } from '../db/repositories';
+import { NotFoundError } from '../errors';
+import type { Defaulted, OperationHandler, OperationInput } from './operation';
+import { found } from './operation';
+
+type ListQuery = Defaulted<OperationInput<'listProjectTasks'>['query'], 'limit' | 'sort'>;
+
+export function taskHandlers({ tasks }: Repositories) {
+  const createTask: OperationHandler<'createTask'> = async ({ principal, body }) => {
+    const task = await tasks.create(principal.tenantId, body);
+    return { status: 201, body: task, location: `/v1/tasks/${task.task_id}` };
+  };
+
+  const getTask: OperationHandler<'getTask'> = async ({ principal, path }) => ({
+    status: 200,
+    body: found(await tasks.find(principal.tenantId, path.task_id), 'task', path.task_id),
+  });
+
+  const updateTask: OperationHandler<'updateTask'> = async ({ principal, path, body }) => ({
+    status: 200,
+    body: found(await tasks.update(principal.tenantId, path.task_id, body), 'task', path.task_id),
+  });
+
+  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path }) => {
+    if (!(await tasks.remove(principal.tenantId, path.task_id))) throw new NotFoundError('task', path.task_id);
+    return { status: 204 };
+  };
+
+  const listProjectTasks: OperationHandler<'listProjectTasks'> = async ({ principal, path, query }) => ({
+    status: 200,
+    body: found(await tasks.listForProject(principal.tenantId, path.project_id, query as ListQuery), 'project', path.project_id),
+  });
+
+  return { createTask, getTask, updateTask, deleteTask, listProjectTasks };
+}

@@ -1,0 +1,98 @@
+/**
+ * openapi-backend, wired: the document is the route table. Each request is matched to its
+ * operationId, authenticated, checked for scope and media type, validated, and only then handed
+ * to the handler of that operationId. Every way out that is not a handler's is a problem.
+ */
+import Ajv, { type Options as AjvOptions } from 'ajv';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, ValidationContext, type Context, type Document, type Request } from 'openapi-backend';
+import type { Repositories } from '../db/repositories';
+import type { OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
+import { projectHandlers } from '../handlers/projects';
+import { taskHandlers } from '../handlers/tasks';
+import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
+import type { HttpReply } from './http-reply';
+import { requireDocumentedMediaType } from './media-types';
+import { ProblemError } from './problems';
+import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
+
+function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
+  // Query parameters arrive as strings; `?status=done` once must still be an array of one.
+  const ajvFor = context === ValidationContext.Params ? new Ajv({ ...options, coerceTypes: 'array' }) : ajv;
+  return addFormats(ajvFor);
+}
+
+function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>) {
+  return async (context: Context): Promise<HttpReply> => {
+    const reply = await handler({
+      principal: context.security!.bearerAuth,
+      path: context.request.params,
+      query: context.request.query,
+      body: context.request.requestBody,
+    } as Parameters<OperationHandler<K>>[0]);
+    return {
+      status: reply.status,
+      body: 'body' in reply ? reply.body : undefined,
+      headers: 'location' in reply && reply.location ? { Location: reply.location } : {},
+    };
+  };
+}
+
+/** For a 405's Allow header: each path template of the document, as a pattern, with its methods. */
+function methodsByPath(definition: Document): Array<{ pattern: RegExp; methods: string[] }> {
+  const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+  return Object.entries(definition.paths ?? {}).map(([template, item]) => ({
+    pattern: new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '/?$'),
+    methods: Object.keys(item ?? {}).filter((key) => httpMethods.includes(key)).map((m) => m.toUpperCase()),
+  }));
+}
+
+export type OperationRouter = (request: Request) => Promise<HttpReply>;
+
+export async function createOperationRouter(definition: Document, repositories: Repositories): Promise<OperationRouter> {
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, useDefaults: true },
+    customizeAjv,
+  });
+  const handlers: OperationHandlers = { ...projectHandlers(repositories), ...taskHandlers(repositories) };
+  for (const [operationId, handler] of Object.entries(handlers)) {
+    api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>));
+  }
+  const paths = methodsByPath(definition);
+
+  api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys));
+  api.register({
+    notFound: (context: Context) => {
+      throw new ProblemError('route-not-found', `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`);
+    },
+    methodNotAllowed: (context: Context) => {
+      const allowed = paths.find(({ pattern }) => pattern.test(context.request.path))?.methods ?? [];
+      throw new ProblemError(
+        'method-not-allowed',
+        `${context.request.path} has no ${context.request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
+        { headers: { Allow: allowed.join(', ') } },
+      );
+    },
+    unauthorizedHandler: refuseUnauthenticated,
+    // Runs once the key is known good, before validation: a wrong scope or media type
+    // outranks what is wrong inside the body.
+    postSecurityHandler: (context: Context) => {
+      if (!context.security?.authorized) return;
+      requireScope(context);
+      requireDocumentedMediaType(context);
+    },
+    validationFail: (context: Context) => {
+      const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
+      const errors = validationIssues(context.validation.errors ?? [], hints);
+      throw new ProblemError('invalid-request', describeIssues(errors), { errors });
+    },
+    notImplemented: (context: Context) => {
+      throw new Error(`no handler for ${context.operation.operationId}`);
+    },
+  });
+  await api.init();
+  return (request) => api.handleRequest(request) as Promise<HttpReply>;
+}

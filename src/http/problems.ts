@@ -1,0 +1,82 @@
+/**
+ * The one place where errors become RFC 9457 problem documents. Every kind of problem the
+ * document lists is here; anything unrecognised is a 500 that says nothing of the cause.
+ */
+import type { components } from '../../generated/api';
+import { DatabaseUnavailableError, InvalidCursorError, NotFoundError, UnknownProjectError } from '../errors';
+import type { HttpReply } from './http-reply';
+
+type Problem = components['schemas']['Problem'];
+type ValidationIssue = components['schemas']['ValidationIssue'];
+
+const kinds = {
+  'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'invalid-request': { status: 400, title: 'Invalid request' },
+  'invalid-cursor': { status: 400, title: 'Invalid cursor' },
+  unauthenticated: { status: 401, title: 'Unauthenticated' },
+  'insufficient-scope': { status: 403, title: 'Insufficient scope' },
+  'not-found': { status: 404, title: 'Not found' },
+  'route-not-found': { status: 404, title: 'Route not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'unknown-project': { status: 422, title: 'Unknown project' },
+  'internal-error': { status: 500, title: 'Internal error' },
+  'service-unavailable': { status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ProblemKind = keyof typeof kinds;
+
+/** Seconds a client is asked to wait when the database is unreachable. */
+const retryAfterSeconds = 5;
+
+/** An error that already knows which problem it is: thrown by the HTTP layer itself. */
+export class ProblemError extends Error {
+  constructor(
+    readonly kind: ProblemKind,
+    detail: string,
+    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[] } = {},
+  ) {
+    super(detail);
+  }
+}
+
+export function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['extra'] = {}): HttpReply {
+  const { status, title } = kinds[kind];
+  const problem: Problem = { type: `/problems/${kind}`, title, status, detail };
+  if (extra.errors) problem.errors = extra.errors;
+  return { status, body: problem, contentType: 'application/problem+json', headers: extra.headers ?? {} };
+}
+
+/** express.json()'s errors carry a `type`; see body-parser's README. */
+function bodyParserProblem(error: { type: string; message: string; limit?: number }): HttpReply {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return problemReply('malformed-json', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return problemReply('payload-too-large', `The request body is over the limit of ${error.limit} bytes.`);
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return problemReply('unsupported-media-type', error.message);
+    default:
+      return problemReply('malformed-json', `The request body could not be read: ${error.message}`);
+  }
+}
+
+export function problemFor(error: unknown): HttpReply {
+  if (error instanceof ProblemError) return problemReply(error.kind, error.message, error.extra);
+  if (error instanceof NotFoundError) return problemReply('not-found', error.message);
+  if (error instanceof UnknownProjectError) return problemReply('unknown-project', error.message);
+  if (error instanceof InvalidCursorError) return problemReply('invalid-cursor', error.message);
+  if (error instanceof DatabaseUnavailableError) {
+    return problemReply('service-unavailable', 'The database cannot be reached; nothing was written. Try again shortly.', {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+  const bodyError = error as { type?: unknown; status?: unknown; message: string } | null;
+  if (typeof bodyError?.type === 'string' && typeof bodyError.status === 'number' && bodyError.status < 500) {
+    return bodyParserProblem(bodyError as { type: string; message: string });
+  }
+  console.error('unexpected fault:', error);
+  return problemReply('internal-error', 'Something went wrong on our side; nothing was changed.');
+}

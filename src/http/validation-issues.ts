@@ -1,0 +1,57 @@
+/**
+ * Ajv's errors, as openapi-backend reports them, become the `errors` list of an
+ * invalid-request problem: one entry per problem, saying where (`in` and a JSON pointer into
+ * the body, or a parameter's name) and what.
+ */
+import type { ErrorObject } from 'ajv';
+import type { components } from '../../generated/api';
+
+type ValidationIssue = components['schemas']['ValidationIssue'];
+
+const locations: Record<string, ValidationIssue['in']> = {
+  requestBody: 'body',
+  query: 'query',
+  path: 'path',
+  headers: 'header',
+};
+
+/** Hints for fields a client may be expected to send by mistake, from the operation's `x-field-hints`. */
+export type FieldHints = Record<string, string>;
+
+export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}): ValidationIssue[] {
+  const issues = errors.flatMap((error): ValidationIssue[] => {
+    const [, root = '', ...rest] = error.instancePath.split('/');
+    const location = locations[root];
+    if (location === undefined) return [];
+    let segments = rest;
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'enum') {
+      message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    } else if (error.keyword === 'required') {
+      segments = [...rest, String(error.params.missingProperty)];
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      const field = String(error.params.additionalProperty);
+      segments = [...rest, field];
+      message = hints[field] ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
+    }
+    if (location === 'body') {
+      return [{ in: location, pointer: segments.map((s) => '/' + s).join(''), message }];
+    }
+    // A parameter is named as a whole; an array item's index goes into the message.
+    const [name, ...item] = segments;
+    return [{ in: location, name, message: item.length > 0 ? `item ${item.join('/')} ${message}` : message }];
+  });
+  // allErrors can report one problem twice (say, a pattern through two $refs); keep one each.
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = JSON.stringify(issue);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+export function describeIssues(issues: ValidationIssue[]): string {
+  const where = (issue: ValidationIssue) =>
+    issue.in === 'body' ? `body ${issue.pointer === '' ? '(whole)' : issue.pointer}` : `${issue.in} ${issue.name}`;
+  return `The request does not match the contract: ${issues.map((i) => `${where(i)} ${i.message}`).join('; ')}.`;
+}

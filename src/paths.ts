@@ -1,0 +1,17 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The project's root (the folder of package.json), whether running from src/ or dist/src/. */
+export const projectRoot = findPackageRoot(__dirname);
+
+export const openapiDocumentPath = path.join(projectRoot, 'openapi', 'openapi.yaml');
+
+/** The embedded default database. */
+export const defaultSqliteFile = path.join(projectRoot, 'data', 'tasks.sqlite');
+
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Starting and stopping the service: database, migrations, router and HTTP server. Tests start
+ * it on port 0 and read the port it got.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import type { Config } from './config';
+import { createKnex, migrateToLatest } from './db/knex';
+import { createRepositories } from './db/repositories';
+import { createApp } from './http/app';
+import { loadDocument } from './http/document';
+import { createOperationRouter } from './http/operation-router';
+
+export interface RunningService {
+  /** The base URL, without `/v1`: `http://127.0.0.1:3000`. */
+  url: string;
+  knex: Knex;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config): Promise<RunningService> {
+  const knex = createKnex(config.database);
+  try {
+    await migrateToLatest(knex);
+    const document = loadDocument();
+    const route = await createOperationRouter(document.definition, createRepositories(knex));
+    const server = http.createServer(createApp({ document, route, knex }));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    return {
+      url: `http://${host}:${port}`,
+      knex,
+      async stop() {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await knex.destroy();
+      },
+    };
+  } catch (error) {
+    await knex.destroy();
+    throw error;
+  }
+}
