@@ -54,7 +54,7 @@ export async function createOperationRouter(definition: Document, repositories: 
     definition,
     strict: true,
     coerceTypes: true,
-    ajvOpts: { allErrors: true, useDefaults: true },
+    ajvOpts: { allErrors: true, useDefaults: true, verbose: true },
     customizeAjv,
   });
   const handlers: OperationHandlers = { ...projectHandlers(repositories), ...taskHandlers(repositories) };

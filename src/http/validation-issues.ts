@@ -25,7 +25,10 @@ export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}):
     if (location === undefined) return [];
     let segments = rest;
     let message = error.message ?? 'is invalid';
-    if (error.keyword === 'enum') {
+    if (error.keyword === 'pattern' && error.parentSchema?.description) {
+      // A pattern says little to a person; the schema's description says what it means.
+      message = `does not match: ${error.parentSchema.description.trim()}`;
+    } else if (error.keyword === 'enum') {
       message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
     } else if (error.keyword === 'required') {
       segments = [...rest, String(error.params.missingProperty)];

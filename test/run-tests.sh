@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole suite: the generated types must match the document, then every test runs on SQLite
+# and on MySQL. Without a MySQL server the MySQL half is reported as not run, except in CI
+# (CI=true), where it must run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+npm run -s check:generated
+
+mysql_url="${TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/}"
+if node -e '
+  const url = new URL(process.argv[1]);
+  require("mysql2/promise").createConnection({ host: url.hostname, port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), connectTimeout: 3000 })
+  .then((c) => c.end(), () => process.exit(1));' "$mysql_url"; then
+  projects=(sqlite mysql)
+elif [ "${CI:-}" = true ]; then
+  echo "MySQL at $mysql_url does not answer, and CI requires the MySQL tests." >&2
+  exit 1
+else
+  echo "*** The MySQL tests did NOT run: no MySQL server answers at $mysql_url." >&2
+  echo "*** Point TEST_MYSQL_URL at one (a user that may create databases) to run them." >&2
+  projects=(sqlite)
+fi
+
+exec npx jest --selectProjects "${projects[@]}" "$@"

@@ -1,0 +1,86 @@
+/**
+ * Checks every response a test receives against the OpenAPI document: the status must be one
+ * the operation documents, and the media type, body and required headers must be as documented.
+ * So every test is also a test that the document tells the truth.
+ */
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { OpenAPIV3 } from 'openapi-types';
+import { loadDocument } from '../../src/http/document';
+
+const api = new OpenAPIBackend({ definition: loadDocument().definition, customizeAjv: (ajv) => addFormats(ajv) });
+const ready = api.init();
+const ajv = addFormats(new Ajv({ strict: false, allErrors: true, coerceTypes: false }));
+const compiled = new Map<object, ValidateFunction>();
+
+function validatorFor(schema: object): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** The documented response for this request and status, and where it is documented. */
+function documentedResponse(method: string, path: string, status: number): { response: OpenAPIV3.ResponseObject; where: string } {
+  const definition = api.definition as OpenAPIV3.Document;
+  const operation = api.router.matchOperation({ method, path, headers: {} }) as Operation | undefined;
+  if (operation) {
+    const response = operation.responses?.[String(status)] as OpenAPIV3.ResponseObject | undefined;
+    if (!response) throw new Error(`${operation.operationId} does not document status ${status}`);
+    return { response, where: `${operation.operationId} ${status}` };
+  }
+  const responses = definition.components!.responses! as Record<string, OpenAPIV3.ResponseObject>;
+  const pathExists = api.router.getOperations().some((op) => new RegExp('^' + op.path.replace(/\{[^}]+\}/g, '[^/]+') + '/?$').test(path));
+  const [name, expected] = pathExists ? ['MethodNotAllowed', 405] : ['RouteNotFound', 404];
+  if (status !== expected) throw new Error(`${method} ${path} matches no operation: expected ${expected} (${name}), got ${status}`);
+  return { response: responses[name], where: name };
+}
+
+export interface ReceivedResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** Throws, naming the rule broken, when the response is not as the document says. */
+export async function assertConformsToContract(method: string, path: string, received: ReceivedResponse): Promise<void> {
+  await ready;
+  const { response, where } = documentedResponse(method.toLowerCase(), path, received.status);
+  const problems: string[] = [];
+
+  for (const [name, header] of Object.entries(response.headers ?? {}) as Array<[string, OpenAPIV3.HeaderObject]>) {
+    const value = received.headers.get(name);
+    if (value === null) {
+      if (header.required) problems.push(`header ${name} is required`);
+      continue;
+    }
+    const schema = header.schema as OpenAPIV3.SchemaObject;
+    const parsed = schema.type === 'integer' ? Number(value) : value;
+    if (!validatorFor(schema)(parsed)) problems.push(`header ${name}=${value} breaks its schema`);
+  }
+
+  const contentType = received.headers.get('content-type');
+  if (!response.content) {
+    if (received.text !== '') problems.push('documents no body, but one was sent');
+  } else {
+    const mediaType = contentType?.split(';')[0].trim() ?? '';
+    const content = response.content[mediaType];
+    if (!content) {
+      problems.push(`content type ${contentType} is not one of ${Object.keys(response.content).join(', ')}`);
+    } else {
+      if (!/charset=utf-8/i.test(contentType ?? '')) problems.push(`content type ${contentType} has no charset=utf-8`);
+      const body = JSON.parse(received.text);
+      const validate = validatorFor(content.schema as object);
+      if (!validate(body)) problems.push(`body breaks the schema: ${ajv.errorsText(validate.errors)}`);
+      if (mediaType === 'application/problem+json' && body.status !== received.status) {
+        problems.push(`problem status ${body.status} differs from HTTP status ${received.status}`);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`${method} ${path} → ${received.status} breaks the contract (${where}):\n- ${problems.join('\n- ')}\n${received.text}`);
+  }
+}

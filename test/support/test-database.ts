@@ -1,0 +1,50 @@
+/**
+ * A database of the test's own, on the engine this jest project runs against: a new SQLite file
+ * in a temporary folder, or a new database on the MySQL server at TEST_MYSQL_URL.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
+import type { DatabaseConfig } from '../../src/config';
+
+declare const testDatabase: 'sqlite' | 'mysql';
+
+export const testEngine = testDatabase;
+
+/** The MySQL server the tests create their databases on; no database part. */
+export const mysqlServerUrl = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/';
+
+export interface TestDatabase {
+  config: DatabaseConfig;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `tt_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (testEngine === 'sqlite') {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-test-'));
+    return {
+      config: { client: 'sqlite', filename: path.join(folder, `${name}.sqlite`) },
+      async drop() {
+        fs.rmSync(folder, { recursive: true, force: true });
+      },
+    };
+  }
+  const server = new URL(mysqlServerUrl);
+  const admin = () => mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+  const connection = await admin();
+  await connection.query(`CREATE DATABASE \`${name}\``);
+  await connection.end();
+  const url = new URL(mysqlServerUrl);
+  url.pathname = `/${name}`;
+  return {
+    config: { client: 'mysql', url: url.toString() },
+    async drop() {
+      const c = await admin();
+      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await c.end();
+    },
+  };
+}
