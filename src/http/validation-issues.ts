@@ -45,12 +45,16 @@ export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}):
     const [name, ...item] = segments;
     return [{ in: location, name, message: item.length > 0 ? `item ${item.join('/')} ${message}` : message }];
   });
-  // allErrors can report one problem twice (say, a pattern through two $refs); keep one each.
-  const seen = new Set<string>();
-  return issues.filter((issue) => {
-    const key = JSON.stringify(issue);
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+  // allErrors reports every rule a value breaks (say, both minLength and pattern): give each
+  // place one entry that says all of it.
+  const byPlace = new Map<string, ValidationIssue>();
+  for (const issue of issues) {
+    const place = `${issue.in} ${issue.pointer ?? issue.name}`;
+    const earlier = byPlace.get(place);
+    if (!earlier) byPlace.set(place, issue);
+    else if (!earlier.message.split('; ').includes(issue.message)) earlier.message += `; ${issue.message}`;
+  }
+  return [...byPlace.values()];
 }
 
 export function describeIssues(issues: ValidationIssue[]): string {
