@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 npm run -s check:generated
+npm run -s lint   # type-checks src and the tests against the generated types
+npm run -s build  # the CLI tests run the compiled entry points, as npm run does
 
 mysql_url="${TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/}"
 if node -e '

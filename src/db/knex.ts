@@ -6,12 +6,28 @@ import type { DatabaseConfig } from '../config';
 /** How long a request waits for a database connection before it answers 503. */
 const acquireTimeoutMs = 5000;
 
+const migrationsDirectory = path.join(__dirname, 'migrations');
+// .ts under ts-jest, .js once built: the migrations are loaded as this module was.
+const migrationExtension = path.extname(__filename);
+
+/**
+ * The files of migrations/, named without their extension, so a database migrated from the
+ * compiled files and one migrated from the sources (the tests) record the same names.
+ */
+const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    const files = await fs.promises.readdir(migrationsDirectory);
+    return files
+      .filter((file) => file.endsWith(migrationExtension))
+      .map((file) => file.slice(0, -migrationExtension.length))
+      .sort();
+  },
+  getMigrationName: (name) => name,
+  getMigration: async (name) => require(path.join(migrationsDirectory, name + migrationExtension)),
+};
+
 export function knexConfig(database: DatabaseConfig): Knex.Config {
-  const migrations: Knex.MigratorConfig = {
-    directory: path.join(__dirname, 'migrations'),
-    // .ts under ts-jest, .js once built: load the migrations this module was loaded as.
-    loadExtensions: [path.extname(__filename)],
-  };
+  const migrations: Knex.MigratorConfig = { migrationSource };
   if (database.client === 'sqlite') {
     return {
       client: 'better-sqlite3',

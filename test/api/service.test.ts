@@ -31,7 +31,7 @@ describe('outside /v1, without a key', () => {
     expect(await yaml.text()).toBe(source);
     const json = await fetch(`${api.baseUrl}/openapi.json`);
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
-    const document = await json.json();
+    const document = (await json.json()) as { openapi: string; info: { version: string } };
     expect(document).toEqual(YAML.parse(source));
     expect(document.openapi).toBe('3.0.3');
     expect(document.info.version).toMatch(/^\d+\.\d+\.\d+$/);

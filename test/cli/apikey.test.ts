@@ -1,0 +1,91 @@
+/**
+ * `npm run -s apikey -- ...` as a user runs it (its compiled entry point, which the npm script
+ * builds and then runs; the test command builds first), against the database a running service
+ * uses.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DatabaseConfig } from '../../src/config';
+import { projectRoot } from '../../src/paths';
+import { startService, type RunningService } from '../../src/server';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'apikey.js');
+let database: TestDatabase;
+let service: RunningService;
+
+function databaseUrl(config: DatabaseConfig): string {
+  return config.client === 'sqlite' ? `sqlite:${config.filename}` : config.url;
+}
+
+function apikey(...args: string[]) {
+  const result = spawnSync(process.execPath, [entryPoint, ...args], {
+    env: { ...process.env, DATABASE_URL: databaseUrl(database.config) },
+    encoding: 'utf8',
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr, lastLine: result.stdout.trimEnd().split('\n').pop()! };
+}
+
+function call(key: string, method: string, body?: unknown) {
+  return fetch(`${service.url}/v1/projects`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(entryPoint)) throw new Error(`${entryPoint} is missing: run npm run build (the test command does)`);
+  database = await createTestDatabase();
+  service = await startService({ host: '127.0.0.1', port: 0, database: database.config });
+});
+afterAll(async () => {
+  await service.stop();
+  await database.drop();
+});
+
+it('creates a key that works at once, printed alone on the last line and stored only as a hash', async () => {
+  const created = apikey('create', '--tenant', 'acme');
+  expect(created.status).toBe(0);
+  const key = created.lastLine;
+  expect(key).toMatch(/^tt_[A-Za-z0-9_-]{43}$/);
+  expect((await call(key, 'POST', { name: 'from the CLI' })).status).toBe(201);
+  const stored = JSON.stringify(await service.knex('api_keys').select());
+  expect(stored).not.toContain(key);
+  expect(stored).not.toContain(key.slice(3));
+});
+
+it('gives a read-only key with --scopes read', async () => {
+  const key = apikey('create', '--tenant', 'acme', '--scopes', 'read').lastLine;
+  expect((await call(key, 'GET')).status).toBe(200);
+  expect((await call(key, 'POST', { name: 'x' })).status).toBe(403);
+});
+
+it('lists keys without ever showing one, and revokes a key by its id', async () => {
+  const key = apikey('create', '--tenant', 'globex').lastLine;
+  const listed = apikey('list');
+  expect(listed.status).toBe(0);
+  expect(listed.stdout).not.toContain(key);
+  const line = listed.stdout.split('\n').find((l) => l.includes('\tglobex\t'))!;
+  const [keyId, tenant, scopes, createdAt, state] = line.split('\t');
+  expect([tenant, scopes, state]).toEqual(['globex', 'read,write', 'active']);
+  expect(createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+  expect(apikey('revoke', keyId).status).toBe(0);
+  expect((await call(key, 'GET')).status).toBe(401);
+  expect(apikey('list').stdout).toMatch(new RegExp(`${keyId}\\tglobex\\tread,write\\t\\S+\\trevoked `));
+  expect(apikey('revoke', keyId).status).toBe(2);
+});
+
+it.each([
+  [['create'], /--tenant/],
+  [['create', '--tenant', 'acme', '--scopes', 'admin'], /--scopes/],
+  [['create', '--tenant', 'acme', '--colour', 'red'], /Unknown option/],
+  [['rotate'], /usage/],
+])('refuses %j with exit status 2 and says why', (args, message) => {
+  const result = apikey(...args);
+  expect(result.status).toBe(2);
+  expect(result.stderr).toMatch(message);
+  expect(result.stdout).toBe('');
+});
