@@ -26,6 +26,7 @@ const kinds = {
 } as const;
 
 export type ProblemKind = keyof typeof kinds;
+export const problemKinds = Object.keys(kinds) as ProblemKind[];
 
 /** Seconds a client is asked to wait when the database is unreachable. */
 const retryAfterSeconds = 5;
