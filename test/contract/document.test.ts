@@ -39,7 +39,7 @@ function examples(node: unknown, where: string, found: Array<[string, object, un
 it('has examples that obey their schemas, for every request and response', () => {
   const all = examples(document, '#');
   expect(all.length).toBeGreaterThan(50);
-  const broken = all.filter(([, schema, example]) => !ajv.validate(schema, example)).map(([where]) => `${where}: ${ajv.errorsText()}`);
+  const broken = all.flatMap(([where, schema, example]) => (ajv.validate(schema, example) ? [] : [`${where}: ${ajv.errorsText()}`]));
   expect(broken).toEqual([]);
 
   for (const operation of api.router.getOperations()) {
