@@ -6,10 +6,19 @@ import type { ContractDocument } from './document';
 import { sendReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
 import type { OperationRouter } from './operation-router';
-import { problemFor } from './problems';
+import { ProblemError, problemFor } from './problems';
 
 /** Request bodies are at most 64 KiB (the document's 413). */
 const bodyLimitBytes = 64 * 1024;
+
+/** A path whose percent-encoding does not decode names nothing; say so before routing on it. */
+function refuseMalformedPath(path: string): void {
+  try {
+    decodeURIComponent(path);
+  } catch {
+    throw new ProblemError('invalid-request', 'The request path is not validly percent-encoded.');
+  }
+}
 
 export function createApp(options: { document: ContractDocument; route: OperationRouter; knex: Knex }): express.Express {
   const { document, route, knex } = options;
@@ -32,10 +41,13 @@ export function createApp(options: { document: ContractDocument; route: Operatio
     res.type('application/yaml').send(document.yaml);
   });
 
-  app.use(express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true }));
+  // Only the methods the document gives bodies to read one; on others a body is ignored.
+  const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true });
+  app.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? parseJson(req, res, next) : next()));
   app.use(async (req: Request, res: Response) => {
     let reply;
     try {
+      refuseMalformedPath(req.path);
       reply = await route({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body });
     } catch (error) {
       reply = problemFor(error);

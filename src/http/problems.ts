@@ -74,9 +74,10 @@ export function problemFor(error: unknown): HttpReply {
       headers: { 'Retry-After': String(retryAfterSeconds) },
     });
   }
-  const bodyError = error as { type?: unknown; status?: unknown; message: string } | null;
-  if (typeof bodyError?.type === 'string' && typeof bodyError.status === 'number' && bodyError.status < 500) {
-    return bodyParserProblem(bodyError as { type: string; message: string });
+  // The body parser's errors (http-errors objects): what the client sent could not be read.
+  const bodyError = error as { type?: unknown; status?: unknown; expose?: unknown; message: string } | null;
+  if (bodyError?.expose === true && typeof bodyError.status === 'number' && bodyError.status < 500) {
+    return bodyParserProblem({ type: String(bodyError.type), message: bodyError.message, limit: (bodyError as { limit?: number }).limit });
   }
   console.error('unexpected fault:', error);
   return problemReply('internal-error', 'Something went wrong on our side; nothing was changed.');

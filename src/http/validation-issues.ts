@@ -36,7 +36,8 @@ export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}):
     } else if (error.keyword === 'additionalProperties') {
       const field = String(error.params.additionalProperty);
       segments = [...rest, field];
-      message = hints[field] ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
+      const hint = Object.hasOwn(hints, field) ? hints[field] : undefined;
+      message = hint ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
     }
     if (location === 'body') {
       return [{ in: location, pointer: segments.map((s) => '/' + s).join(''), message }];

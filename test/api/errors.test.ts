@@ -51,6 +51,19 @@ describe('every error is a problem document with the right status', () => {
     expect(res.json.detail).toContain('application/json');
   });
 
+  it('a body that cannot be decompressed is 400, and one in an unknown encoding is 415', async () => {
+    const garbled = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, body: '{"name":"x"}' });
+    expect(garbled.status).toBe(400);
+    const unknown = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'lzma' }, body: '{"name":"x"}' });
+    expect(unknown.status).toBe(415);
+  });
+
+  it('a body on a method that takes none is ignored, however malformed', async () => {
+    const { data: task } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: 'to delete' } });
+    const res = await api.send('DELETE', `/v1/tasks/${task!.task_id}`, { key, headers: { 'Content-Type': 'application/json' }, body: '{not json' });
+    expect(res.status).toBe(204);
+  });
+
   it('a POST with no Content-Type at all is 415', async () => {
     const res = await api.send('POST', '/v1/projects', { key, body: '{"name":"x"}' });
     expect(res.status).toBe(415);
@@ -117,6 +130,9 @@ describe('every error is a problem document with the right status', () => {
       ['GET', `/v1/projects/${projectId}/tasks?status=done,pending`, undefined],
       ['GET', '/v1/projects/%00', undefined],
       ['GET', '/v1/projects/..%2F..%2Fetc%2Fpasswd', undefined],
+      ['GET', '/v1/tasks/%E0%A4%A', undefined],
+      ['DELETE', '/v1/tasks/%', undefined],
+      ['GET', '/v1/projects?__proto__=x', undefined],
     ];
     for (const [method, path, body] of attempts) {
       const res = await api.send(method, path, { key, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body });
