@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { isReachable } from '../db/health';
 import { DatabaseUnavailableError } from '../errors';
 import type { ContractDocument } from './document';
+import { docsRouter } from './docs-page';
 import { sendReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
 import type { OperationRouter } from './operation-router';
@@ -40,6 +41,8 @@ export function createApp(options: { document: ContractDocument; route: Operatio
   app.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(document.yaml);
   });
+
+  app.use(docsRouter());
 
   // Only the methods the document gives bodies to read one; on others a body is ignored.
   const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true });
