@@ -17,7 +17,10 @@ export interface paths {
          */
         get: operations["listProjects"];
         put?: never;
-        /** Create a project */
+        /**
+         * Create a project
+         * @description Creates a project for the caller's tenant. `name` is required; `description` defaults to `""`.
+         */
         post: operations["createProject"];
         delete?: never;
         options?: never;
@@ -38,15 +41,24 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a project */
+        /**
+         * Read a project
+         * @description One of the tenant's projects.
+         */
         get: operations["getProject"];
         put?: never;
         post?: never;
-        /** Delete a project and all its tasks */
+        /**
+         * Delete a project and all its tasks
+         * @description Deletes the project and every task in it. A second delete of the same project is `404`.
+         */
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
-        /** Rename a project or change its description */
+        /**
+         * Rename a project or change its description
+         * @description Changes `name` and/or `description` (at least one), with the rules of creation, and answers the whole project.
+         */
         patch: operations["updateProject"];
         trace?: never;
     };
@@ -111,7 +123,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a task */
+        /**
+         * Read a task
+         * @description One task of one of the tenant's projects.
+         */
         get: operations["getTask"];
         put?: never;
         post?: never;
@@ -342,7 +357,10 @@ export interface components {
             type: string;
             /** @description A short summary of the kind of problem. */
             title: string;
-            /** @description The HTTP status code. */
+            /**
+             * Format: int32
+             * @description The HTTP status code.
+             */
             status: number;
             /** @description What is wrong, for a person. */
             detail: string;

@@ -28,6 +28,13 @@ const kinds = {
 export type ProblemKind = keyof typeof kinds;
 export const problemKinds = Object.keys(kinds) as ProblemKind[];
 
+/** The document's maxLength for `detail`: a detail can quote what the client sent. */
+const maxDetailLength = 4096;
+
+export function clamp(text: string, maxLength: number): string {
+  return [...text].length <= maxLength ? text : [...text].slice(0, maxLength - 1).join('') + '…';
+}
+
 /** Seconds a client is asked to wait when the database is unreachable. */
 const retryAfterSeconds = 5;
 
@@ -44,7 +51,7 @@ export class ProblemError extends Error {
 
 export function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['extra'] = {}): HttpReply {
   const { status, title } = kinds[kind];
-  const problem: Problem = { type: `/problems/${kind}`, title, status, detail };
+  const problem: Problem = { type: `/problems/${kind}`, title, status, detail: clamp(detail, maxDetailLength) };
   if (extra.errors) problem.errors = extra.errors;
   return { status, body: problem, contentType: 'application/problem+json', headers: extra.headers ?? {} };
 }

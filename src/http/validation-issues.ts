@@ -5,8 +5,13 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { components } from '../../generated/api';
+import { clamp } from './problems';
 
 type ValidationIssue = components['schemas']['ValidationIssue'];
+
+/** The document's limits on an `errors` list and on each entry's text. */
+const maxIssues = 100;
+const maxTextLength = 1024;
 
 const locations: Record<string, ValidationIssue['in']> = {
   requestBody: 'body',
@@ -40,11 +45,12 @@ export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}):
       message = hint ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
     }
     if (location === 'body') {
-      return [{ in: location, pointer: segments.map((s) => '/' + s).join(''), message }];
+      return [{ in: location, pointer: clamp(segments.map((s) => '/' + s).join(''), maxTextLength), message: clamp(message, maxTextLength) }];
     }
     // A parameter is named as a whole; an array item's index goes into the message.
     const [name, ...item] = segments;
-    return [{ in: location, name, message: item.length > 0 ? `item ${item.join('/')} ${message}` : message }];
+    const described = item.length > 0 ? `item ${item.join('/')} ${message}` : message;
+    return [{ in: location, name: clamp(name, maxTextLength), message: clamp(described, maxTextLength) }];
   });
   // allErrors reports every rule a value breaks (say, both minLength and pattern): give each
   // place one entry that says all of it.
@@ -53,9 +59,9 @@ export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}):
     const place = `${issue.in} ${issue.pointer ?? issue.name}`;
     const earlier = byPlace.get(place);
     if (!earlier) byPlace.set(place, issue);
-    else if (!earlier.message.split('; ').includes(issue.message)) earlier.message += `; ${issue.message}`;
+    else if (!earlier.message.split('; ').includes(issue.message)) earlier.message = clamp(`${earlier.message}; ${issue.message}`, maxTextLength);
   }
-  return [...byPlace.values()];
+  return [...byPlace.values()].slice(0, maxIssues);
 }
 
 export function describeIssues(issues: ValidationIssue[]): string {

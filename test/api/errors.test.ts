@@ -131,6 +131,9 @@ describe('every error is a problem document with the right status', () => {
       ['GET', '/v1/projects/%00', undefined],
       ['GET', '/v1/projects/..%2F..%2Fetc%2Fpasswd', undefined],
       ['GET', '/v1/tasks/%E0%A4%A', undefined],
+      ['POST', '/v1/projects', JSON.stringify({ name: 'x', ['f'.repeat(5000)]: 1 })],
+      ['POST', '/v1/projects', JSON.stringify(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`extra${i}`, i])))],
+      ['GET', `/v1/${'a'.repeat(8000)}`, undefined],
       ['DELETE', '/v1/tasks/%', undefined],
       ['GET', '/v1/projects?__proto__=x', undefined],
     ];
