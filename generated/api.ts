@@ -343,10 +343,17 @@ export interface components {
          *     | `/problems/internal-error` | 500 | an unexpected fault |
          *     | `/problems/service-unavailable` | 503 | the database cannot be reached |
          * @example {
-         *       "type": "/problems/not-found",
-         *       "title": "Not found",
-         *       "status": 404,
-         *       "detail": "No task 0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12 exists."
+         *       "type": "/problems/invalid-request",
+         *       "title": "Invalid request",
+         *       "status": 400,
+         *       "detail": "The request does not match the contract: body /name is required.",
+         *       "errors": [
+         *         {
+         *           "in": "body",
+         *           "pointer": "/name",
+         *           "message": "is required"
+         *         }
+         *       ]
          *     }
          */
         Problem: {

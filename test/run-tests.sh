@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The whole suite: the generated types must match the document, then every test runs on SQLite
-# and on MySQL. Without a MySQL server the MySQL half is reported as not run, except in CI
-# (CI=true), where it must run.
+# The whole suite: the generated types must match the document and the document must pass its
+# linters; then every test runs on SQLite and on MySQL, and the HTTP tests run once more through
+# Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
+# in CI (CI=true), where it must run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 npm run -s check:generated
-npm run -s lint   # type-checks src and the tests against the generated types
+npm run -s lint   # type check (src and tests, against the generated types) and Spectral
 npm run -s build  # the CLI tests run the compiled entry points, as npm run does
 
 mysql_url="${TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/}"
@@ -25,4 +26,7 @@ else
   projects=(sqlite)
 fi
 
-exec npx jest --selectProjects "${projects[@]}" "$@"
+npx jest --selectProjects "${projects[@]}" "$@"
+
+echo "Contract run: the HTTP tests again, through prism proxy --errors."
+npm run -s test:contract

@@ -35,11 +35,12 @@ describe('POST /v1/projects', () => {
     const ok = await api.client(key).POST('/v1/projects', { body: { name: '😀'.repeat(200), description: 'é'.repeat(10000) } });
     expect(ok.response.status).toBe(201);
     expect(ok.data!.name).toBe('😀'.repeat(200));
-    const tooLong = await api.client(key).POST('/v1/projects', { body: { name: '😀'.repeat(201) } });
-    expect(tooLong.response.status).toBe(400);
-    expect(tooLong.error!.errors).toEqual([expect.objectContaining({ in: 'body', pointer: '/name' })]);
-    const longDescription = await api.client(key).POST('/v1/projects', { body: { name: 'x', description: 'é'.repeat(10001) } });
-    expect(longDescription.error!.errors).toEqual([expect.objectContaining({ in: 'body', pointer: '/description' })]);
+    const post = (body: unknown) => api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const tooLong = await post({ name: '😀'.repeat(201) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json.errors).toEqual([expect.objectContaining({ in: 'body', pointer: '/name' })]);
+    const longDescription = await post({ name: 'x', description: 'é'.repeat(10001) });
+    expect(longDescription.json.errors).toEqual([expect.objectContaining({ in: 'body', pointer: '/description' })]);
   });
 
   it.each([

@@ -9,11 +9,22 @@ import { generateApiKey, hashApiKey, type ApiKeyScope } from '../../src/api-key-
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import { startService, type RunningService } from '../../src/server';
 import { assertConformsToContract } from './contract';
+import { startPrism } from './prism';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
-/** fetch, with the response checked against the contract. */
+/**
+ * With CONTRACT_PROXY=1 (`make contract`) the typed client's requests, every one of them valid,
+ * go through `prism proxy --errors`, which checks request and response against the document.
+ * Requests that are invalid on purpose (send) go straight to the service: Prism would answer
+ * those itself.
+ */
+const throughPrism = process.env.CONTRACT_PROXY === '1';
+
+/** fetch, with the response checked against the contract, and failing on any Prism violation. */
 async function contractFetch(input: Request): Promise<Response> {
   const response = await fetch(input);
+  const violations = response.headers.get('sl-violations');
+  if (violations) throw new Error(`${input.method} ${input.url}: Prism reports ${violations}`);
   const text = await response.clone().text();
   await assertConformsToContract(input.method, new URL(input.url).pathname, { status: response.status, headers: response.headers, text });
   return response;
@@ -44,6 +55,7 @@ export async function startTestService(): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase();
   const service = await startService({ host: '127.0.0.1', port: 0, database: database.config });
   const repositories = createRepositories(service.knex);
+  const prism = throughPrism ? await startPrism({ proxyTo: service.url }) : undefined;
   return {
     baseUrl: service.url,
     service,
@@ -55,7 +67,7 @@ export async function startTestService(): Promise<TestService> {
       return key;
     },
     client(key) {
-      return createClient<paths>({ baseUrl: service.url, headers: { Authorization: `Bearer ${key}` }, fetch: contractFetch });
+      return createClient<paths>({ baseUrl: prism?.url ?? service.url, headers: { Authorization: `Bearer ${key}` }, fetch: contractFetch });
     },
     async send(method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
@@ -65,6 +77,7 @@ export async function startTestService(): Promise<TestService> {
       return { status: response.status, headers: response.headers, text, json: text === '' ? undefined : JSON.parse(text) };
     },
     async stop() {
+      await prism?.stop();
       await service.stop();
       await database.drop();
     },
