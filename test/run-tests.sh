@@ -2,7 +2,8 @@
 # The whole suite: the generated types must match the document and the document must pass its
 # linters; then every test runs on SQLite and on MySQL, and the HTTP tests run once more through
 # Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
-# in CI (CI=true), where it must run.
+# in CI (CI=true), where it must run; the same goes for the browser test of /docs without
+# Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +25,16 @@ else
   echo "*** The MySQL tests did NOT run: no MySQL server answers at $mysql_url." >&2
   echo "*** Point TEST_MYSQL_URL at one (a user that may create databases) to run them." >&2
   projects=(sqlite)
+fi
+
+chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ -x "$chromium" ]; then
+  projects+=(browser)
+elif [ "${CI:-}" = true ]; then
+  echo "No Chromium at $chromium, and CI requires the browser test of /docs." >&2
+  exit 1
+else
+  echo "*** The browser test of /docs did NOT run: no Chromium at $chromium (apt-get install chromium)." >&2
 fi
 
 npx jest --selectProjects "${projects[@]}" "$@"

@@ -25,6 +25,7 @@ const init = `SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
+  displayOperationId: true,
   // The document names the default local address; send requests to the service serving this page.
   requestInterceptor: (request) => {
     const url = new URL(request.url, window.location.origin);

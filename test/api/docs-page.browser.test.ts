@@ -1,0 +1,55 @@
+/**
+ * GET /docs in headless Chromium (Debian's, driven by playwright-core): every operation of the
+ * document is listed, and "Try it out" with a key creates a project.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { loadDocument } from '../../src/http/document';
+import { startTestService, type TestService } from '../support/test-service';
+
+let api: TestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  api = await startTestService();
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await api.stop();
+});
+
+const operationIds = Object.values(loadDocument().definition.paths ?? {}).flatMap((item) =>
+  Object.values(item ?? {}).flatMap((operation) => ((operation as { operationId?: string }).operationId ? [(operation as { operationId: string }).operationId] : [])),
+);
+
+it('lists every operation of the document and creates a project with a key', async () => {
+  const key = await api.createKey('browser');
+  const page = await browser.newPage();
+  const failedRequests: string[] = [];
+  page.on('requestfailed', (request) => failedRequests.push(request.url()));
+  await page.goto(`${api.baseUrl}/docs`);
+  await page.locator('.opblock-summary-operation-id').first().waitFor();
+  const listed = await page.locator('.opblock-summary-operation-id').allTextContents();
+  expect(listed.map((text) => text.trim()).sort()).toEqual([...operationIds].sort());
+  expect(failedRequests).toEqual([]);
+
+  await page.locator('button.authorize').first().click();
+  await page.locator('.auth-container input').fill(key);
+  await page.locator('.auth-btn-wrapper button.authorize').click();
+  await page.locator('.auth-btn-wrapper button.btn-done').click();
+
+  const operation = page.locator('[id$="-createProject"]');
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('button.try-out__btn').click();
+  await operation.locator('textarea.body-param__text').fill(JSON.stringify({ name: 'Made in the docs page' }));
+  await operation.locator('button.execute').click();
+  const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
+  await status.waitFor();
+  expect((await status.textContent())?.trim()).toBe('201');
+
+  const { data } = await api.client(key).GET('/v1/projects');
+  expect(data!.data.map((p) => p.name)).toEqual(['Made in the docs page']);
+});
