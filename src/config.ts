@@ -17,7 +17,7 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-export function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
+function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
   if (url === undefined || url === '') return { client: 'sqlite', filename: defaultSqliteFile };
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);

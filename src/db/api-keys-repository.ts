@@ -11,7 +11,7 @@ export interface Principal {
   scopes: ApiKeyScope[];
 }
 
-export interface ApiKeySummary {
+interface ApiKeySummary {
   key_id: string;
   tenant: string;
   scopes: ApiKeyScope[];

@@ -6,11 +6,11 @@ import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import { updatedAtNotBeforeCreation } from './updated-at';
 
-export type Project = components['schemas']['Project'];
-export type ProjectPage = components['schemas']['ProjectPage'];
+type Project = components['schemas']['Project'];
+type ProjectPage = components['schemas']['ProjectPage'];
 type ProjectUpdate = components['schemas']['ProjectUpdate'];
 
-export interface NewProject {
+interface NewProject {
   name: string;
   description: string;
 }
@@ -34,8 +34,6 @@ function toProject(row: ProjectRow): Project {
     updated_at: fromDbTimestamp(row.updated_at),
   };
 }
-
-export type ProjectsRepository = ReturnType<typeof projectsRepository>;
 
 export function projectsRepository(knex: Knex) {
   const ofTenant = (db: Knex | Knex.Transaction, tenantId: string, projectId: string) =>

@@ -7,14 +7,14 @@ import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import { updatedAtNotBeforeCreation } from './updated-at';
 
-export type Task = components['schemas']['Task'];
-export type TaskPage = components['schemas']['TaskPage'];
+type Task = components['schemas']['Task'];
+type TaskPage = components['schemas']['TaskPage'];
 type TaskCreate = components['schemas']['TaskCreate'];
 type TaskUpdate = components['schemas']['TaskUpdate'];
 type TaskStatus = components['schemas']['TaskStatus'];
 type TaskSort = NonNullable<NonNullable<operations['listProjectTasks']['parameters']['query']>['sort']>;
 
-export interface TaskListQuery {
+interface TaskListQuery {
   status?: TaskStatus[];
   sort: TaskSort;
   limit: number;
@@ -43,8 +43,6 @@ function toTask(row: TaskRow): Task {
     updated_at: fromDbTimestamp(row.updated_at),
   };
 }
-
-export type TasksRepository = ReturnType<typeof tasksRepository>;
 
 export function tasksRepository(knex: Knex) {
   const tenantProjectIds = (db: Knex | Knex.Transaction, tenantId: string) =>

@@ -3,12 +3,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { translatingErrors } from './database-errors';
 import { nowForDb } from './timestamps';
 
-export interface Tenant {
+interface Tenant {
   tenant_id: string;
   name: string;
 }
-
-export type TenantsRepository = ReturnType<typeof tenantsRepository>;
 
 export function tenantsRepository(knex: Knex) {
   return translatingErrors({

@@ -49,7 +49,7 @@ export class ProblemError extends Error {
   }
 }
 
-export function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['extra'] = {}): HttpReply {
+function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['extra'] = {}): HttpReply {
   const { status, title } = kinds[kind];
   const problem: Problem = { type: `/problems/${kind}`, title, status, detail: clamp(detail, maxDetailLength) };
   if (extra.errors) problem.errors = extra.errors;
