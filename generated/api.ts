@@ -156,8 +156,7 @@ export interface components {
          */
         Uuid: string;
         /**
-         * Format: date-time
-         * @description UTC, with milliseconds and a `Z`.
+         * @description An ISO 8601 date-time in UTC, with milliseconds and a `Z`.
          * @example 2026-11-21T09:30:00.123Z
          */
         Timestamp: string;

@@ -10,15 +10,16 @@ import { startPrism, type RunningPrism } from '../support/prism';
 import { startTestService, type TestService } from '../support/test-service';
 
 let mock: RunningPrism;
+let dynamicMock: RunningPrism;
 let service: TestService;
 let key: string;
 
 beforeAll(async () => {
-  [mock, service] = await Promise.all([startPrism({ mock: 'static' }), startTestService()]);
+  [mock, dynamicMock, service] = await Promise.all([startPrism({ mock: 'static' }), startPrism({ mock: 'dynamic' }), startTestService()]);
   key = await service.createKey('consumer');
 });
 afterAll(async () => {
-  await Promise.all([mock.stop(), service.stop()]);
+  await Promise.all([mock.stop(), dynamicMock.stop(), service.stop()]);
 });
 
 /** The structure of a JSON value: keys and value types, with null matching any type. */
@@ -102,6 +103,12 @@ it('answers the main flows with the same status codes and shapes as the service'
     const mocked = fromMock[i];
     expect([real.step, sameShape(shapeOf(mocked.body), shapeOf(real.body))]).toEqual([real.step, true]);
   }
+});
+
+it('generates, in dynamic mode, data the document accepts, with the same status codes', async () => {
+  // consumer() checks every answer against the document; generated data must pass too.
+  const [generated, fromService] = await Promise.all([mainFlows(dynamicMock.url), mainFlows(service.baseUrl)]);
+  expect(generated.map((a) => [a.step, a.status])).toEqual(fromService.map((a) => [a.step, a.status]));
 });
 
 it('refuses a request without a key and a body that breaks the schema as the service does', async () => {
