@@ -336,6 +336,7 @@ export interface components {
          *     | `/problems/not-found` | 404 | no such project or task for this tenant |
          *     | `/problems/route-not-found` | 404 | no such path |
          *     | `/problems/method-not-allowed` | 405 | the path has no such method |
+         *     | `/problems/precondition-failed` | 412 | `If-Match` names none of the resource's current ETags |
          *     | `/problems/payload-too-large` | 413 | a body over 64 KiB |
          *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
@@ -406,6 +407,23 @@ export interface components {
         };
         /** @description No such project or task for this tenant. */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The resource still has the ETag sent in `If-None-Match`; no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The resource no longer has the ETag sent in `If-Match`; nothing was changed. */
+        PreconditionFailed: {
             headers: {
                 [name: string]: unknown;
             };
@@ -510,6 +528,17 @@ export interface components {
          */
         TaskStatusFilter: components["schemas"]["TaskStatus"][];
         /**
+         * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+         *     otherwise `412` and nothing changes. Guards against lost updates.
+         * @example "3"
+         */
+        IfMatch: string;
+        /**
+         * @description Answer `304` with no body if the resource still has one of these ETags.
+         * @example "3"
+         */
+        IfNoneMatch: string;
+        /**
          * @description The order of the list; a leading `-` means newest first. Ties are broken by id.
          * @example -updated_at
          */
@@ -522,6 +551,11 @@ export interface components {
          * @example /v1/projects/0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
          */
         Location: string;
+        /**
+         * @description A strong entity tag of the resource's current state; it changes whenever the resource does.
+         * @example "3"
+         */
+        ETag: string;
         /**
          * @description The authentication scheme, and why the key was refused (RFC 6750).
          * @example Bearer error="invalid_token", error_description="The API key is unknown or revoked."
@@ -595,6 +629,7 @@ export interface operations {
             /** @description The project was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -614,7 +649,13 @@ export interface operations {
     getProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304` with no body if the resource still has one of these ETags.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The project's id.
@@ -629,12 +670,14 @@ export interface operations {
             /** @description The project. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -646,7 +689,14 @@ export interface operations {
     deleteProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The project's id.
@@ -669,6 +719,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -676,7 +727,14 @@ export interface operations {
     updateProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The project's id.
@@ -696,6 +754,7 @@ export interface operations {
             /** @description The updated project. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -706,6 +765,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -785,6 +845,7 @@ export interface operations {
             /** @description Task created successfully. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -805,7 +866,13 @@ export interface operations {
     getTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304` with no body if the resource still has one of these ETags.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The task's id.
@@ -820,12 +887,14 @@ export interface operations {
             /** @description The task. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -837,7 +906,14 @@ export interface operations {
     deleteTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The task's id.
@@ -860,6 +936,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -867,7 +944,14 @@ export interface operations {
     updateTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The task's id.
@@ -887,6 +971,7 @@ export interface operations {
             /** @description The whole task, as updated. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -897,6 +982,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

@@ -28,3 +28,10 @@ export class DatabaseUnavailableError extends Error {
     super('The database cannot be reached.', { cause });
   }
 }
+
+/** An If-Match condition names none of the resource's current versions; nothing changed. */
+export class PreconditionFailedError extends Error {
+  constructor(resource: 'project' | 'task') {
+    super(`The ${resource} has changed since the ETag you sent; read it again and retry.`);
+  }
+}

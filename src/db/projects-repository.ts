@@ -5,6 +5,7 @@ import { translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import { updatedAtNotBeforeCreation } from './updated-at';
+import { missingOrStale, onlyIf, type VersionCondition, type Versioned } from './versioned';
 
 type Project = components['schemas']['Project'];
 type ProjectPage = components['schemas']['ProjectPage'];
@@ -22,7 +23,12 @@ interface ProjectRow {
   description: string;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
+  version: number;
   [column: string]: unknown;
+}
+
+function versioned(row: ProjectRow): Versioned<Project> {
+  return { value: toProject(row), version: row.version };
 }
 
 function toProject(row: ProjectRow): Project {
@@ -40,20 +46,16 @@ export function projectsRepository(knex: Knex) {
     db('projects').where({ project_id: projectId, tenant_id: tenantId });
 
   return translatingErrors({
-    async create(tenantId: string, project: NewProject, trx?: Knex.Transaction): Promise<Project> {
+    async create(tenantId: string, project: NewProject, trx?: Knex.Transaction): Promise<Versioned<Project>> {
       const now = nowForDb();
-      const row: ProjectRow = { project_id: uuidv7(), tenant_id: tenantId, ...project, created_at: now, updated_at: now };
+      const row: ProjectRow = { project_id: uuidv7(), tenant_id: tenantId, ...project, created_at: now, updated_at: now, version: 1 };
       await (trx ?? knex)('projects').insert(row);
-      return toProject(row);
+      return versioned(row);
     },
 
-    async find(tenantId: string, projectId: string, trx?: Knex.Transaction): Promise<Project | undefined> {
+    async find(tenantId: string, projectId: string, trx?: Knex.Transaction): Promise<Versioned<Project> | undefined> {
       const row: ProjectRow | undefined = await ofTenant(trx ?? knex, tenantId, projectId).first();
-      return row && toProject(row);
-    },
-
-    async exists(tenantId: string, projectId: string, trx?: Knex.Transaction): Promise<boolean> {
-      return (await ofTenant(trx ?? knex, tenantId, projectId).first('project_id')) !== undefined;
+      return row && versioned(row);
     },
 
     async list(tenantId: string, page: { limit: number; cursor?: string }, trx?: Knex.Transaction): Promise<ProjectPage> {
@@ -68,21 +70,28 @@ export function projectsRepository(knex: Knex) {
       return { data: rows.map(toProject), next_cursor: nextCursor };
     },
 
-    /** Applies the changes; undefined when the tenant has no such project. */
-    async update(tenantId: string, projectId: string, changes: ProjectUpdate): Promise<Project | undefined> {
+    /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
+    async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition?: VersionCondition): Promise<Versioned<Project> | undefined> {
       return knex.transaction(async (trx) => {
-        const updated = await ofTenant(trx, tenantId, projectId).update({
+        const updated = await onlyIf(ofTenant(trx, tenantId, projectId), condition).update({
           ...changes,
           updated_at: updatedAtNotBeforeCreation(trx),
+          version: trx.raw('version + 1'),
         });
-        if (updated === 0) return undefined;
-        return toProject(await ofTenant(trx, tenantId, projectId).first());
+        if (updated === 0) return missingOrStale(ofTenant(trx, tenantId, projectId).first('version'), condition, 'project');
+        return versioned(await ofTenant(trx, tenantId, projectId).first());
       });
     },
 
-    /** Deletes the project and, by the foreign key's cascade, its tasks; false when there was none. */
-    async remove(tenantId: string, projectId: string): Promise<boolean> {
-      return (await ofTenant(knex, tenantId, projectId).delete()) > 0;
+    /**
+     * Deletes the project and, by the foreign key's cascade, its tasks; false when there was
+     * none, 412 when the condition fails.
+     */
+    async remove(tenantId: string, projectId: string, condition?: VersionCondition): Promise<boolean> {
+      return knex.transaction(async (trx) => {
+        if ((await onlyIf(ofTenant(trx, tenantId, projectId), condition).delete()) > 0) return true;
+        return (await missingOrStale(ofTenant(trx, tenantId, projectId).first('version'), condition, 'project')) ?? false;
+      });
     },
   });
 }

@@ -6,6 +6,7 @@ import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import { updatedAtNotBeforeCreation } from './updated-at';
+import { missingOrStale, onlyIf, type VersionCondition, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
 type TaskPage = components['schemas']['TaskPage'];
@@ -29,7 +30,12 @@ interface TaskRow {
   status: TaskStatus;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
+  version: number;
   [column: string]: unknown;
+}
+
+function versioned(row: TaskRow): Versioned<Task> {
+  return { value: toTask(row), version: row.version };
 }
 
 function toTask(row: TaskRow): Task {
@@ -54,7 +60,7 @@ export function tasksRepository(knex: Knex) {
 
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
-    async create(tenantId: string, task: TaskCreate): Promise<Task> {
+    async create(tenantId: string, task: TaskCreate): Promise<Versioned<Task>> {
       const now = nowForDb();
       const row: TaskRow = {
         task_id: uuidv7(),
@@ -64,6 +70,7 @@ export function tasksRepository(knex: Knex) {
         status: 'pending',
         created_at: now,
         updated_at: now,
+        version: 1,
       };
       await knex.transaction(async (trx) => {
         if ((await projectOfTenant(trx, tenantId, task.project_id)) === undefined) {
@@ -76,12 +83,12 @@ export function tasksRepository(knex: Knex) {
           throw isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : error;
         }
       });
-      return toTask(row);
+      return versioned(row);
     },
 
-    async find(tenantId: string, taskId: string): Promise<Task | undefined> {
+    async find(tenantId: string, taskId: string): Promise<Versioned<Task> | undefined> {
       const row: TaskRow | undefined = await ofTenant(knex, tenantId, taskId).first();
-      return row && toTask(row);
+      return row && versioned(row);
     },
 
     /** A page of the project's tasks; undefined when the tenant has no such project. */
@@ -103,21 +110,25 @@ export function tasksRepository(knex: Knex) {
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
-    /** Applies the changes; undefined when the tenant has no such task. */
-    async update(tenantId: string, taskId: string, changes: TaskUpdate): Promise<Task | undefined> {
+    /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
+    async update(tenantId: string, taskId: string, changes: TaskUpdate, condition?: VersionCondition): Promise<Versioned<Task> | undefined> {
       return knex.transaction(async (trx) => {
-        const updated = await ofTenant(trx, tenantId, taskId).update({
+        const updated = await onlyIf(ofTenant(trx, tenantId, taskId), condition).update({
           ...changes,
           updated_at: updatedAtNotBeforeCreation(trx),
+          version: trx.raw('version + 1'),
         });
-        if (updated === 0) return undefined;
-        return toTask(await ofTenant(trx, tenantId, taskId).first());
+        if (updated === 0) return missingOrStale(ofTenant(trx, tenantId, taskId).first('version'), condition, 'task');
+        return versioned(await ofTenant(trx, tenantId, taskId).first());
       });
     },
 
-    /** False when the tenant has no such task. */
-    async remove(tenantId: string, taskId: string): Promise<boolean> {
-      return (await ofTenant(knex, tenantId, taskId).delete()) > 0;
+    /** False when the tenant has no such task, 412 when the condition fails. */
+    async remove(tenantId: string, taskId: string, condition?: VersionCondition): Promise<boolean> {
+      return knex.transaction(async (trx) => {
+        if ((await onlyIf(ofTenant(trx, tenantId, taskId), condition).delete()) > 0) return true;
+        return (await missingOrStale(ofTenant(trx, tenantId, taskId).first('version'), condition, 'task')) ?? false;
+      });
     },
   });
 }

@@ -4,6 +4,7 @@
  */
 import type { operations } from '../../generated/api';
 import type { Principal } from '../db/api-keys-repository';
+import type { Versioned } from '../db/versioned';
 import { NotFoundError } from '../errors';
 
 export type OperationId = keyof operations;
@@ -11,12 +12,16 @@ type Operation<K extends OperationId> = operations[K];
 type JsonContent<R> = R extends { content: { 'application/json': infer Body } } ? Body : never;
 
 type PathParams<K extends OperationId> = Operation<K>['parameters']['path'];
+type HeaderParams<K extends OperationId> = NonNullable<Operation<K>['parameters']['header']>;
 /** Query parameters; those with a default in the document arrive filled in by validation. */
 type QueryParams<K extends OperationId> = NonNullable<Operation<K>['parameters']['query']>;
 type RequestBody<K extends OperationId> = Operation<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : undefined;
 
 type SuccessStatusOf<K extends OperationId> = keyof Operation<K>['responses'] & (200 | 201 | 204);
-type ReplyWith<R, S> = [JsonContent<R>] extends [never] ? { status: S } : { status: S; body: JsonContent<R>; location?: string };
+/** A reply; `version` of a single resource becomes its ETag. */
+type ReplyWith<R, S> = [JsonContent<R>] extends [never]
+  ? { status: S }
+  : { status: S; body: JsonContent<R>; location?: string; version?: number };
 
 export type Reply<K extends OperationId> = {
   [S in SuccessStatusOf<K>]: ReplyWith<Operation<K>['responses'][S], S>;
@@ -26,6 +31,7 @@ export interface OperationInput<K extends OperationId> {
   principal: Principal;
   path: PathParams<K>;
   query: QueryParams<K>;
+  headers: HeaderParams<K>;
   body: RequestBody<K>;
 }
 
@@ -34,6 +40,11 @@ export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
 
 /** Marks query parameters that the document gives a default, so validation always fills them. */
 export type Defaulted<Q, Keys extends keyof Q> = Q & Required<Pick<Q, Keys>>;
+
+/** The reply for one resource: its representation, and its version for the ETag. */
+export function replyWith<S extends 200 | 201, T>(status: S, { value, version }: Versioned<T>) {
+  return { status, body: value, version };
+}
 
 export function found<T>(value: T | undefined, resource: 'project' | 'task', id: string): T {
   if (value === undefined) throw new NotFoundError(resource, id);

@@ -1,14 +1,15 @@
 import type { Repositories } from '../db/repositories';
 import { NotFoundError } from '../errors';
+import { versionsAccepted } from './entity-tags';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
-import { found } from './operation';
+import { found, replyWith } from './operation';
 
 type ListQuery = Defaulted<OperationInput<'listProjects'>['query'], 'limit'>;
 
 export function projectHandlers({ projects }: Repositories) {
   const createProject: OperationHandler<'createProject'> = async ({ principal, body }) => {
     const project = await projects.create(principal.tenantId, { name: body.name, description: body.description ?? '' });
-    return { status: 201, body: project, location: `/v1/projects/${project.project_id}` };
+    return { ...replyWith(201, project), location: `/v1/projects/${project.value.project_id}` };
   };
 
   const listProjects: OperationHandler<'listProjects'> = async ({ principal, query }) => ({
@@ -16,18 +17,18 @@ export function projectHandlers({ projects }: Repositories) {
     body: await projects.list(principal.tenantId, query as ListQuery),
   });
 
-  const getProject: OperationHandler<'getProject'> = async ({ principal, path }) => ({
-    status: 200,
-    body: found(await projects.find(principal.tenantId, path.project_id), 'project', path.project_id),
-  });
+  const getProject: OperationHandler<'getProject'> = async ({ principal, path }) =>
+    replyWith(200, found(await projects.find(principal.tenantId, path.project_id), 'project', path.project_id));
 
-  const updateProject: OperationHandler<'updateProject'> = async ({ principal, path, body }) => ({
-    status: 200,
-    body: found(await projects.update(principal.tenantId, path.project_id, body), 'project', path.project_id),
-  });
+  const updateProject: OperationHandler<'updateProject'> = async ({ principal, path, headers, body }) => {
+    const project = await projects.update(principal.tenantId, path.project_id, body, versionsAccepted(headers['If-Match']));
+    return replyWith(200, found(project, 'project', path.project_id));
+  };
 
-  const deleteProject: OperationHandler<'deleteProject'> = async ({ principal, path }) => {
-    if (!(await projects.remove(principal.tenantId, path.project_id))) throw new NotFoundError('project', path.project_id);
+  const deleteProject: OperationHandler<'deleteProject'> = async ({ principal, path, headers }) => {
+    if (!(await projects.remove(principal.tenantId, path.project_id, versionsAccepted(headers['If-Match'])))) {
+      throw new NotFoundError('project', path.project_id);
+    }
     return { status: 204 };
   };
 

@@ -1,28 +1,29 @@
 import type { Repositories } from '../db/repositories';
 import { NotFoundError } from '../errors';
+import { versionsAccepted } from './entity-tags';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
-import { found } from './operation';
+import { found, replyWith } from './operation';
 
 type ListQuery = Defaulted<OperationInput<'listProjectTasks'>['query'], 'limit' | 'sort'>;
 
 export function taskHandlers({ tasks }: Repositories) {
   const createTask: OperationHandler<'createTask'> = async ({ principal, body }) => {
     const task = await tasks.create(principal.tenantId, body);
-    return { status: 201, body: task, location: `/v1/tasks/${task.task_id}` };
+    return { ...replyWith(201, task), location: `/v1/tasks/${task.value.task_id}` };
   };
 
-  const getTask: OperationHandler<'getTask'> = async ({ principal, path }) => ({
-    status: 200,
-    body: found(await tasks.find(principal.tenantId, path.task_id), 'task', path.task_id),
-  });
+  const getTask: OperationHandler<'getTask'> = async ({ principal, path }) =>
+    replyWith(200, found(await tasks.find(principal.tenantId, path.task_id), 'task', path.task_id));
 
-  const updateTask: OperationHandler<'updateTask'> = async ({ principal, path, body }) => ({
-    status: 200,
-    body: found(await tasks.update(principal.tenantId, path.task_id, body), 'task', path.task_id),
-  });
+  const updateTask: OperationHandler<'updateTask'> = async ({ principal, path, headers, body }) => {
+    const task = await tasks.update(principal.tenantId, path.task_id, body, versionsAccepted(headers['If-Match']));
+    return replyWith(200, found(task, 'task', path.task_id));
+  };
 
-  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path }) => {
-    if (!(await tasks.remove(principal.tenantId, path.task_id))) throw new NotFoundError('task', path.task_id);
+  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path, headers }) => {
+    if (!(await tasks.remove(principal.tenantId, path.task_id, versionsAccepted(headers['If-Match'])))) {
+      throw new NotFoundError('task', path.task_id);
+    }
     return { status: 204 };
   };
 

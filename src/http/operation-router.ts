@@ -7,6 +7,7 @@ import Ajv, { type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext, type Context, type Document, type Request } from 'openapi-backend';
 import type { Repositories } from '../db/repositories';
+import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import type { OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
 import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
@@ -22,19 +23,32 @@ function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext)
   return addFormats(ajvFor);
 }
 
+/** The header parameters the operation declares, under their documented names. */
+function declaredHeaders(context: Context): Record<string, string | undefined> {
+  const declared = (context.operation.parameters ?? []) as Array<{ in?: string; name?: string }>;
+  return Object.fromEntries(
+    declared.filter((p) => p.in === 'header').map(({ name }) => [name!, context.request.headers[name!.toLowerCase()] as string | undefined]),
+  );
+}
+
 function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>) {
   return async (context: Context): Promise<HttpReply> => {
+    const headers = declaredHeaders(context);
     const reply = await handler({
       principal: context.security!.bearerAuth,
       path: context.request.params,
       query: context.request.query,
+      headers,
       body: context.request.requestBody,
     } as Parameters<OperationHandler<K>>[0]);
-    return {
-      status: reply.status,
-      body: 'body' in reply ? reply.body : undefined,
-      headers: 'location' in reply && reply.location ? { Location: reply.location } : {},
-    };
+    if (!('body' in reply)) return { status: reply.status, headers: {} };
+    const replyHeaders: Record<string, string> = {};
+    if (reply.location) replyHeaders.Location = reply.location;
+    if (reply.version !== undefined) {
+      replyHeaders.ETag = entityTag(reply.version);
+      if (stillCurrent(headers['If-None-Match'], reply.version)) return { status: 304, headers: replyHeaders };
+    }
+    return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
 }
 

@@ -1,0 +1,112 @@
+import { startTestService, type TestService } from '../support/test-service';
+
+let api: TestService;
+let key: string;
+let projectId: string;
+
+beforeAll(async () => {
+  api = await startTestService();
+  key = await api.createKey('acme');
+  const { data } = await api.client(key).POST('/v1/projects', { body: { name: 'etags' } });
+  projectId = data!.project_id;
+});
+afterAll(() => api.stop());
+
+async function newTask() {
+  const { data, response } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: 't' } });
+  return { task: data!, etag: response.headers.get('etag')! };
+}
+
+const taskPath = (taskId: string) => ({ params: { path: { task_id: taskId } } });
+
+describe('ETags', () => {
+  it('gives created and read resources a strong ETag that changes with every change', async () => {
+    const { task, etag } = await newTask();
+    expect(etag).toMatch(/^"[^"]+"$/);
+    const read = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
+    expect(read.response.headers.get('etag')).toBe(etag);
+    const etags = new Set([etag]);
+    for (const status of ['in_progress', 'in_progress', 'done'] as const) {
+      const { response } = await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { status } });
+      etags.add(response.headers.get('etag')!);
+    }
+    expect(etags.size).toBe(4);
+    const project = await api.client(key).GET('/v1/projects/{project_id}', { params: { path: { project_id: projectId } } });
+    expect(project.response.headers.get('etag')).toMatch(/^"[^"]+"$/);
+  });
+
+  it('answers If-None-Match with 304 and no body while the ETag is current, 200 once it is not', async () => {
+    const { task, etag } = await newTask();
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+      const res = await api.send('GET', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-None-Match': ifNoneMatch } });
+      expect([ifNoneMatch, res.status, res.text]).toEqual([ifNoneMatch, 304, '']);
+      expect(res.headers.get('etag')).toBe(etag);
+    }
+    await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { title: 'changed' } });
+    const res = await api.send('GET', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-None-Match': etag } });
+    expect(res.status).toBe(200);
+    expect(res.json.title).toBe('changed');
+  });
+});
+
+describe('If-Match', () => {
+  it('lets one of two clients that read the same ETag win; the other gets 412 and changes nothing', async () => {
+    const { task, etag } = await newTask();
+    const patch = (title: string) =>
+      api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ title }) });
+    const [first, second] = await Promise.all([patch('from A'), patch('from B')]);
+    expect([first.status, second.status].sort()).toEqual([200, 412]);
+    const [winner, loser] = first.status === 200 ? [first, second] : [second, first];
+    expect(loser.json.type).toBe('/problems/precondition-failed');
+    const read = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
+    expect(read.data!.title).toBe(winner.json.title);
+    expect(read.response.headers.get('etag')).toBe(winner.headers.get('etag'));
+  });
+
+  it('applies a change whose If-Match is current, or *', async () => {
+    const { task, etag } = await newTask();
+    const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'Content-Type': 'application/json', 'If-Match': `"other", ${etag}` },
+      body: JSON.stringify({ status: 'done' }),
+    });
+    expect(res.status).toBe(200);
+    const star = await api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/json', 'If-Match': '*' }, body: JSON.stringify({ status: 'pending' }) });
+    expect(star.status).toBe(200);
+  });
+
+  it('refuses a weak ETag in If-Match: changes need the strong one', async () => {
+    const { task, etag } = await newTask();
+    const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/json', 'If-Match': `W/${etag}` }, body: JSON.stringify({ status: 'done' }) });
+    expect(res.status).toBe(412);
+  });
+
+  it('deletes only with a current If-Match; a stale one is 412 and the task stays', async () => {
+    const { task, etag } = await newTask();
+    await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { status: 'done' } });
+    const stale = await api.send('DELETE', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-Match': etag } });
+    expect(stale.status).toBe(412);
+    const read = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
+    expect(read.response.status).toBe(200);
+    const current = await api.send('DELETE', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-Match': read.response.headers.get('etag')! } });
+    expect(current.status).toBe(204);
+  });
+
+  it('guards project changes and deletion the same way', async () => {
+    const { data: project, response } = await api.client(key).POST('/v1/projects', { body: { name: 'guarded' } });
+    const etag = response.headers.get('etag')!;
+    const path = `/v1/projects/${project!.project_id}`;
+    const renamed = await api.send('PATCH', path, { key, headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ name: 'renamed' }) });
+    expect(renamed.status).toBe(200);
+    const stale = await api.send('PATCH', path, { key, headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ name: 'lost' }) });
+    expect(stale.status).toBe(412);
+    expect((await api.send('DELETE', path, { key, headers: { 'If-Match': etag } })).status).toBe(412);
+    expect((await api.send('GET', path, { key })).json.name).toBe('renamed');
+    expect((await api.send('DELETE', path, { key, headers: { 'If-Match': renamed.headers.get('etag')! } })).status).toBe(204);
+  });
+
+  it('answers 404, not 412, for a task that does not exist', async () => {
+    const res = await api.send('DELETE', '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12', { key, headers: { 'If-Match': '"1"' } });
+    expect(res.status).toBe(404);
+  });
+});
