@@ -371,6 +371,8 @@ export interface components {
             status: number;
             /** @description What is wrong, for a person. */
             detail: string;
+            /** @description The request's `X-Request-Id`, to quote when reporting the problem. */
+            request_id?: string;
             /** @description Present for `/problems/invalid-request`, one entry per problem. */
             errors?: components["schemas"]["ValidationIssue"][];
         };
@@ -379,6 +381,7 @@ export interface components {
         /** @description The request is malformed or breaks the schema. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -388,6 +391,7 @@ export interface components {
         /** @description The API key is missing, malformed, unknown or revoked. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
@@ -398,6 +402,7 @@ export interface components {
         /** @description The API key lacks the scope the operation needs. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
@@ -408,6 +413,7 @@ export interface components {
         /** @description No such project or task for this tenant. */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -417,6 +423,7 @@ export interface components {
         /** @description The resource still has the ETag sent in `If-None-Match`; no body. */
         NotModified: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
@@ -425,6 +432,7 @@ export interface components {
         /** @description The resource no longer has the ETag sent in `If-Match`; nothing was changed. */
         PreconditionFailed: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -434,6 +442,7 @@ export interface components {
         /** @description No such path. Answered for any request outside the operations of this document. */
         RouteNotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -443,6 +452,7 @@ export interface components {
         /** @description The path exists but has no such method. */
         MethodNotAllowed: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
@@ -453,6 +463,7 @@ export interface components {
         /** @description The body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -462,6 +473,7 @@ export interface components {
         /** @description The body's Content-Type is not one this operation takes. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -471,6 +483,7 @@ export interface components {
         /** @description The body is well formed but `project_id` names no project of this tenant. */
         UnknownProject: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -480,6 +493,7 @@ export interface components {
         /** @description An unexpected fault. The problem never carries a stack trace or SQL. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -489,6 +503,7 @@ export interface components {
         /** @description The database cannot be reached; nothing was written. Try again after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -552,6 +567,12 @@ export interface components {
          */
         Location: string;
         /**
+         * @description Identifies the request in the service's logs: the request's own `X-Request-Id` when it
+         *     is 1 to 128 of `A-Z a-z 0-9 . _ : -`, otherwise one the service makes.
+         * @example 01a1fea7-e113-77e5-8ff2-58d94b4837c3
+         */
+        RequestId: string;
+        /**
          * @description A strong entity tag of the resource's current state; it changes whenever the resource does.
          * @example "3"
          */
@@ -600,6 +621,7 @@ export interface operations {
             /** @description A page of projects. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -629,6 +651,7 @@ export interface operations {
             /** @description The project was created. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -670,6 +693,7 @@ export interface operations {
             /** @description The project. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -711,6 +735,7 @@ export interface operations {
             /** @description The project and its tasks were deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -754,6 +779,7 @@ export interface operations {
             /** @description The updated project. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -815,6 +841,7 @@ export interface operations {
             /** @description A page of the project's tasks. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -845,6 +872,7 @@ export interface operations {
             /** @description Task created successfully. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
@@ -887,6 +915,7 @@ export interface operations {
             /** @description The task. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
@@ -928,6 +957,7 @@ export interface operations {
             /** @description The task was deleted. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -971,6 +1001,7 @@ export interface operations {
             /** @description The whole task, as updated. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };

@@ -9,10 +9,16 @@ export type DatabaseConfig =
   | { client: 'sqlite'; filename: string }
   | { client: 'mysql'; url: string };
 
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
 export interface Config {
   host: string;
   port: number;
   database: DatabaseConfig;
+  logLevel: LogLevel;
+  /** Origins a browser may call the API from; none (CORS off) by default. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -44,7 +50,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     port: parsePort(env.PORT),
     database: parseDatabaseUrl(env.DATABASE_URL),
+    logLevel: parseLogLevel(env.LOG_LEVEL),
+    corsOrigins: parseOrigins(env.CORS_ORIGINS),
   };
+}
+
+function parseLogLevel(value: string | undefined): LogLevel {
+  if (value === undefined || value === '') return 'info';
+  if (!(logLevels as readonly string[]).includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${JSON.stringify(value)}`);
+  return value as LogLevel;
+}
+
+function parseOrigins(value: string | undefined): string[] {
+  const origins = (value ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ORIGINS takes origins such as https://app.example.com, not ${JSON.stringify(origin)}`);
+  }
+  return origins;
 }
 
 function parsePort(value: string | undefined): number {

@@ -5,27 +5,37 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
+import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config';
 import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
 import { createApp } from './http/app';
 import { loadDocument } from './http/document';
+import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
 
 export interface RunningService {
   /** The base URL, without `/v1`: `http://127.0.0.1:3000`. */
   url: string;
   knex: Knex;
+  logger: Logger;
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config): Promise<RunningService> {
-  const knex = createKnex(config.database);
+export async function startService(config: Config, options: { logDestination?: DestinationStream } = {}): Promise<RunningService> {
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const knex = createKnex(config.database, {
+    warn: (message) => logger.warn({ knex: message }),
+    error: (message) => logger.error({ knex: message }),
+    deprecate: (method, alternative) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
+    debug: () => {},
+  });
   try {
     await migrateToLatest(knex);
     const document = loadDocument();
     const route = await createOperationRouter(document.definition, createRepositories(knex));
-    const server = http.createServer(createApp({ document, route, knex }));
+    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins });
+    const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
@@ -35,6 +45,7 @@ export async function startService(config: Config): Promise<RunningService> {
     return {
       url: `http://${host}:${port}`,
       knex,
+      logger,
       async stop() {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

@@ -6,12 +6,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const service = await startService(config);
   const where = config.database.client === 'sqlite' ? config.database.filename : redact(config.database.url);
-  console.log(`task-tracker serving ${service.url}/v1 (database: ${config.database.client} ${where})`);
+  service.logger.info({ url: `${service.url}/v1`, database: `${config.database.client} ${where}` }, 'task-tracker serving');
   const stop = () => {
     service.stop().then(
       () => process.exit(0),
       (error) => {
-        console.error(error);
+        service.logger.error({ err: error }, 'stopping failed');
         process.exit(1);
       },
     );

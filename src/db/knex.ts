@@ -26,7 +26,7 @@ const migrationSource: Knex.MigrationSource<string> = {
   getMigration: async (name) => require(path.join(migrationsDirectory, name + migrationExtension)),
 };
 
-export function knexConfig(database: DatabaseConfig): Knex.Config {
+export function knexConfig(database: DatabaseConfig, log?: Knex.Logger): Knex.Config {
   const migrations: Knex.MigratorConfig = { migrationSource };
   if (database.client === 'sqlite') {
     return {
@@ -34,6 +34,7 @@ export function knexConfig(database: DatabaseConfig): Knex.Config {
       connection: { filename: database.filename },
       useNullAsDefault: true,
       migrations,
+      log,
       acquireConnectionTimeout: acquireTimeoutMs,
       pool: {
         afterCreate(connection: { pragma(sql: string): unknown }, done: (err: Error | null, c: unknown) => void) {
@@ -65,6 +66,7 @@ export function knexConfig(database: DatabaseConfig): Knex.Config {
       connectTimeout: acquireTimeoutMs,
     },
     migrations,
+    log,
     acquireConnectionTimeout: acquireTimeoutMs,
     pool: {
       min: 0,
@@ -76,9 +78,10 @@ export function knexConfig(database: DatabaseConfig): Knex.Config {
   };
 }
 
-export function createKnex(database: DatabaseConfig): Knex {
+/** `log` takes knex's own warnings (a lost connection, a failed acquire); the console otherwise. */
+export function createKnex(database: DatabaseConfig, log?: Knex.Logger): Knex {
   if (database.client === 'sqlite') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
-  return knexFactory(knexConfig(database));
+  return knexFactory(knexConfig(database, log));
 }
 
 export async function migrateToLatest(knex: Knex): Promise<void> {

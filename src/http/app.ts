@@ -1,11 +1,15 @@
+import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { isReachable } from '../db/health';
 import { DatabaseUnavailableError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import { sendReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
+import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
 import { ProblemError, problemFor } from './problems';
 
@@ -21,12 +25,27 @@ function refuseMalformedPath(path: string): void {
   }
 }
 
-export function createApp(options: { document: ContractDocument; route: OperationRouter; knex: Knex }): express.Express {
-  const { document, route, knex } = options;
+/** Response headers a browser client may read, when CORS lets one in. */
+const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After'];
+
+interface AppOptions {
+  document: ContractDocument;
+  route: OperationRouter;
+  knex: Knex;
+  logger: Logger;
+  metrics: Metrics;
+  corsOrigins: string[];
+}
+
+export function createApp({ document, route, knex, logger, metrics, corsOrigins }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  // Express's ETag is a weak hash of every body; the contract has no use for it.
+  // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
   app.set('etag', false);
+
+  app.use(observeRequests(logger, metrics));
+  app.use(helmet());
+  if (corsOrigins.length > 0) app.use(cors({ origin: corsOrigins, exposedHeaders, maxAge: 600 }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -42,24 +61,29 @@ export function createApp(options: { document: ContractDocument; route: Operatio
     res.type('application/yaml').send(document.yaml);
   });
 
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   app.use(docsRouter());
 
   // Only the methods the document gives bodies to read one; on others a body is ignored.
   const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true });
   app.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? parseJson(req, res, next) : next()));
+  const fail = (res: Response, error: unknown) => {
+    const reply = problemFor(error);
+    if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
+    sendReply(res, reply);
+  };
   app.use(async (req: Request, res: Response) => {
-    let reply;
     try {
       refuseMalformedPath(req.path);
-      reply = await route({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body });
+      const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };
+      sendReply(res, await route(request, res.locals.facts as RequestFacts));
     } catch (error) {
-      reply = problemFor(error);
+      fail(res, error);
     }
-    sendReply(res, reply);
   });
   // Errors before routing: the body parser's (malformed JSON, too large, bad charset).
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    sendReply(res, problemFor(error));
-  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, error));
   return app;
 }

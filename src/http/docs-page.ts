@@ -26,6 +26,7 @@ const init = `SwaggerUIBundle({
   dom_id: '#swagger-ui',
   deepLinking: true,
   displayOperationId: true,
+  validatorUrl: null,
   // The document names the default local address; send requests to the service serving this page.
   requestInterceptor: (request) => {
     const url = new URL(request.url, window.location.origin);

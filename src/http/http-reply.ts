@@ -14,5 +14,7 @@ export function sendReply(res: Response, reply: HttpReply): void {
     res.end();
     return;
   }
-  res.type(reply.contentType ?? 'application/json').send(JSON.stringify(reply.body));
+  // A problem names the request it answers, as X-Request-Id does.
+  const body = reply.contentType === 'application/problem+json' ? { ...(reply.body as object), request_id: res.locals.requestId } : reply.body;
+  res.type(reply.contentType ?? 'application/json').send(JSON.stringify(body));
 }

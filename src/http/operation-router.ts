@@ -14,6 +14,7 @@ import { taskHandlers } from '../handlers/tasks';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import type { HttpReply } from './http-reply';
 import { requireDocumentedMediaType } from './media-types';
+import type { RequestFacts } from './observability';
 import { ProblemError } from './problems';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
@@ -61,7 +62,8 @@ function methodsByPath(definition: Document): Array<{ pattern: RegExp; methods: 
   }));
 }
 
-export type OperationRouter = (request: Request) => Promise<HttpReply>;
+/** Routes and answers a request, noting in `facts` which operation it was. */
+export type OperationRouter = (request: Request, facts: RequestFacts) => Promise<HttpReply>;
 
 export async function createOperationRouter(definition: Document, repositories: Repositories): Promise<OperationRouter> {
   const api = new OpenAPIBackend({
@@ -90,6 +92,10 @@ export async function createOperationRouter(definition: Document, repositories: 
         { headers: { Allow: allowed.join(', ') } },
       );
     },
+    postRoutingHandler: (context: Context, facts: RequestFacts) => {
+      facts.operationId = context.operation?.operationId;
+      facts.route = context.operation?.path;
+    },
     unauthorizedHandler: refuseUnauthenticated,
     // Runs once the key is known good, before validation: a wrong scope or media type
     // outranks what is wrong inside the body.
@@ -108,5 +114,5 @@ export async function createOperationRouter(definition: Document, repositories: 
     },
   });
   await api.init();
-  return (request) => api.handleRequest(request) as Promise<HttpReply>;
+  return (request, facts) => api.handleRequest(request, facts) as Promise<HttpReply>;
 }

@@ -88,6 +88,5 @@ export function problemFor(error: unknown): HttpReply {
   if (bodyError?.expose === true && typeof bodyError.status === 'number' && bodyError.status < 500) {
     return bodyParserProblem({ type: String(bodyError.type), message: bodyError.message, limit: (bodyError as { limit?: number }).limit });
   }
-  console.error('unexpected fault:', error);
   return problemReply('internal-error', 'Something went wrong on our side; nothing was changed.');
 }

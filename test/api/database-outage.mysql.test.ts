@@ -5,6 +5,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { startService, type RunningService } from '../../src/server';
+import { testConfig } from '../support/test-config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { generateApiKey, hashApiKey } from '../../src/api-key-format';
 import { createRepositories } from '../../src/db/repositories';
@@ -49,7 +50,7 @@ beforeAll(async () => {
   relay = new Relay({ host: url.hostname, port: Number(url.port || 3306) });
   await relay.open();
   url.host = `127.0.0.1:${relay.port}`;
-  service = await startService({ host: '127.0.0.1', port: 0, database: { client: 'mysql', url: url.toString() } });
+  service = await startService(testConfig({ client: 'mysql', url: url.toString() }));
   key = generateApiKey();
   const repositories = createRepositories(service.knex);
   const tenant = await repositories.tenants.findOrCreate('acme');

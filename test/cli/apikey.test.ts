@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { DatabaseConfig } from '../../src/config';
 import { projectRoot } from '../../src/paths';
 import { startService, type RunningService } from '../../src/server';
+import { testConfig } from '../support/test-config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'apikey.js');
@@ -38,7 +39,7 @@ function call(key: string, method: string, body?: unknown) {
 beforeAll(async () => {
   if (!fs.existsSync(entryPoint)) throw new Error(`${entryPoint} is missing: run npm run build (the test command does)`);
   database = await createTestDatabase();
-  service = await startService({ host: '127.0.0.1', port: 0, database: database.config });
+  service = await startService(testConfig(database.config));
 });
 afterAll(async () => {
   await service.stop();

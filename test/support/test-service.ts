@@ -4,12 +4,15 @@
  * against the OpenAPI document before a test sees it.
  */
 import createClient from 'openapi-fetch';
+import type { DestinationStream } from 'pino';
+import type { Config } from '../../src/config';
 import type { paths } from '../../generated/api';
 import { generateApiKey, hashApiKey, type ApiKeyScope } from '../../src/api-key-format';
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import { startService, type RunningService } from '../../src/server';
 import { assertConformsToContract } from './contract';
 import { startPrism } from './prism';
+import { testConfig } from './test-config';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /**
@@ -51,9 +54,9 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(): Promise<TestService> {
+export async function startTestService(options: { config?: Partial<Config>; logDestination?: DestinationStream } = {}): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase();
-  const service = await startService({ host: '127.0.0.1', port: 0, database: database.config });
+  const service = await startService(testConfig(database.config, options.config), { logDestination: options.logDestination });
   const repositories = createRepositories(service.knex);
   const prism = throughPrism ? await startPrism({ proxyTo: service.url }) : undefined;
   return {

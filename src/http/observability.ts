@@ -1,0 +1,80 @@
+/**
+ * What the service tells its operators: a request id on every response, one JSON log line per
+ * request (never a key or a body), and Prometheus metrics at /metrics.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import type { Knex } from 'knex';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { v7 as uuidv7 } from 'uuid';
+import type { LogLevel } from '../config';
+
+/** What routing learned about a request, for its log line and metrics. */
+export interface RequestFacts {
+  operationId?: string;
+  /** The document's path template, `/v1/tasks/{task_id}`: ids stay out of logs and labels. */
+  route?: string;
+}
+
+const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+}
+
+export function createMetrics(knex: Knex) {
+  const registry = new Registry();
+  const labelNames = ['operation', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by operationId and status.', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer a request, by operationId and status.',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const pool = () => (knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  for (const [name, help, read] of [
+    ['db_pool_connections_used', 'Database connections in use.', () => pool()?.numUsed() ?? 0],
+    ['db_pool_connections_free', 'Database connections idle in the pool.', () => pool()?.numFree() ?? 0],
+    ['db_pool_acquires_pending', 'Requests waiting for a database connection.', () => pool()?.numPendingAcquires() ?? 0],
+  ] as const) {
+    new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  }
+  return {
+    registry,
+    observe(facts: RequestFacts, status: number, seconds: number) {
+      const labels = { operation: facts.operationId ?? 'none', status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Sets X-Request-Id, and on finish writes the request's log line and metrics. */
+export function observeRequests(logger: Logger, metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const sent = req.get('X-Request-Id');
+    const requestId = sent !== undefined && saneRequestId.test(sent) ? sent : uuidv7();
+    const facts: RequestFacts = {};
+    res.locals.requestId = requestId;
+    res.locals.facts = facts;
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.observe(facts, res.statusCode, seconds);
+      logger.info({
+        request_id: requestId,
+        method: req.method,
+        route: facts.route ?? null,
+        operation: facts.operationId ?? null,
+        status: res.statusCode,
+        duration_ms: Math.round(seconds * 1e6) / 1e3,
+      });
+    });
+    next();
+  };
+}
