@@ -19,6 +19,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Origins a browser may call the API from; none (CORS off) by default. */
   corsOrigins: string[];
+  /** How long requests in flight may run on after SIGTERM before their connections are cut. */
+  shutdownGraceSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -52,7 +54,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     database: parseDatabaseUrl(env.DATABASE_URL),
     logLevel: parseLogLevel(env.LOG_LEVEL),
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
+    shutdownGraceSeconds: parseSeconds('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 10),
   };
+}
+
+function parseSeconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds > 3600) throw new ConfigError(`${name} must be a number of seconds up to 3600, not ${JSON.stringify(value)}`);
+  return seconds;
 }
 
 function parseLogLevel(value: string | undefined): LogLevel {

@@ -13,6 +13,7 @@ import { createApp } from './http/app';
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
+import { shutdownSignal } from './http/shutdown';
 
 export interface RunningService {
   /** The base URL, without `/v1`: `http://127.0.0.1:3000`. */
@@ -34,7 +35,8 @@ export async function startService(config: Config, options: { logDestination?: D
     await migrateToLatest(knex);
     const document = loadDocument();
     const route = await createOperationRouter(document.definition, createRepositories(knex));
-    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins });
+    const shutdown = shutdownSignal();
+    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown });
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -46,11 +48,21 @@ export async function startService(config: Config, options: { logDestination?: D
       url: `http://${host}:${port}`,
       knex,
       logger,
+      /**
+       * Stops taking connections, lets the requests in flight finish (each answered with
+       * Connection: close), then closes the pool. Requests still running after the grace
+       * period have their connections cut.
+       */
       async stop() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        shutdown.begin();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections whose last answer went out before the signal sit idle: close them
+        // as they fall idle, not only those idle at the moment of close().
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+        const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
+        await closed;
+        clearInterval(idleSweep);
+        clearTimeout(deadline);
         await knex.destroy();
       },
     };

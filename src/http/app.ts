@@ -11,6 +11,7 @@ import { sendReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
+import type { ShutdownSignal } from './shutdown';
 import { ProblemError, problemFor } from './problems';
 
 /** Request bodies are at most 64 KiB (the document's 413). */
@@ -35,15 +36,17 @@ interface AppOptions {
   logger: Logger;
   metrics: Metrics;
   corsOrigins: string[];
+  shutdown: ShutdownSignal;
 }
 
-export function createApp({ document, route, knex, logger, metrics, corsOrigins }: AppOptions): express.Express {
+export function createApp({ document, route, knex, logger, metrics, corsOrigins, shutdown }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
   app.set('etag', false);
 
   app.use(observeRequests(logger, metrics));
+  app.use(shutdown.closeConnectionsWhenStopping);
   app.use(helmet());
   if (corsOrigins.length > 0) app.use(cors({ origin: corsOrigins, exposedHeaders, maxAge: 600 }));
 

@@ -63,6 +63,7 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
     res.locals.requestId = requestId;
     res.locals.facts = facts;
     res.setHeader('X-Request-Id', requestId);
+    logger.debug({ request_id: requestId, method: req.method }, 'request received');
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.observe(facts, res.statusCode, seconds);

@@ -1,0 +1,105 @@
+/**
+ * SIGTERM under load, on the real `npm start` entry point: every request the service received
+ * before the signal is answered with success, the process exits 0 in time, and what it
+ * acknowledged is there afterwards.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { generateApiKey, hashApiKey } from '../../src/api-key-format';
+import type { DatabaseConfig } from '../../src/config';
+import { createRepositories } from '../../src/db/repositories';
+import { projectRoot } from '../../src/paths';
+import { startService } from '../../src/server';
+import { testConfig } from '../support/test-config';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'serve.js');
+let database: TestDatabase;
+let key: string;
+let projectId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const service = await startService(testConfig(database.config));
+  const repositories = createRepositories(service.knex);
+  key = generateApiKey();
+  const tenant = await repositories.tenants.findOrCreate('acme');
+  await repositories.apiKeys.insert(tenant.tenant_id, hashApiKey(key), ['read', 'write']);
+  projectId = (await repositories.projects.create(tenant.tenant_id, { name: 'load', description: '' })).value.project_id;
+  await service.stop();
+});
+afterAll(() => database.drop());
+
+function databaseUrl(config: DatabaseConfig): string {
+  return config.client === 'sqlite' ? `sqlite:${config.filename}` : config.url;
+}
+
+/** `node dist/src/cli/serve.js` on a free port, with its JSON log lines. */
+async function serve(): Promise<{ child: ChildProcess; url: string; lines: Array<Record<string, any>> }> {
+  const child = spawn(process.execPath, [entryPoint], {
+    env: { ...process.env, DATABASE_URL: databaseUrl(database.config), PORT: '0', LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: '10' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: Array<Record<string, any>> = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line);
+      lines.push(entry);
+      if (entry.msg === 'task-tracker serving') resolve(entry.url.replace(/\/v1$/, ''));
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before serving`)));
+  });
+  return { child, url, lines };
+}
+
+it('answers every request it received before SIGTERM with success, then exits 0', async () => {
+  const { child, url, lines } = await serve();
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  const answers: Array<{ status: number; taskId?: string }> = [];
+  let signalledAt = 0;
+
+  // Sixteen clients create tasks back to back until the service stops taking connections.
+  const client = async () => {
+    for (;;) {
+      let res: Response;
+      try {
+        res = await fetch(`${url}/v1/tasks`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ project_id: projectId, title: 'under load' }),
+        });
+      } catch {
+        if (signalledAt !== 0) return; // refused or reset after the signal: never received
+        throw new Error('a request failed before the signal');
+      }
+      answers.push({ status: res.status, taskId: ((await res.json()) as { task_id?: string }).task_id });
+    }
+  };
+  const clients = Array.from({ length: 16 }, client);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  signalledAt = Date.now();
+  child.kill('SIGTERM');
+  await Promise.all(clients);
+  const { code, at } = await exited;
+
+  expect(code).toBe(0);
+  expect(at - signalledAt).toBeLessThan(10000);
+  expect(answers.length).toBeGreaterThan(50);
+  expect(answers.filter((a) => a.status !== 201)).toEqual([]);
+
+  // The service's own account: each request it received got its answer, a success.
+  const received = lines.filter((l) => l.msg === 'request received').map((l) => l.request_id);
+  const answered = new Map(lines.filter((l) => typeof l.status === 'number').map((l) => [l.request_id, l.status]));
+  expect(received.filter((id) => answered.get(id) !== 201)).toEqual([]);
+  expect(received).toHaveLength(answers.length);
+
+  // Every acknowledged task is stored.
+  const after = await startService(testConfig(database.config));
+  try {
+    const stored = await after.knex('tasks').whereIn('task_id', answers.map((a) => a.taskId!)).count({ n: '*' });
+    expect(Number(stored[0].n)).toBe(answers.length);
+  } finally {
+    await after.stop();
+  }
+});
