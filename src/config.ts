@@ -21,6 +21,10 @@ export interface Config {
   corsOrigins: string[];
   /** How long requests in flight may run on after SIGTERM before their connections are cut. */
   shutdownGraceSeconds: number;
+  /** Requests per API key per minute; 0 turns limiting off. */
+  rateLimitPerMinute: number;
+  /** Where several instances share their rate-limit counts; in memory when unset. */
+  redisUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -55,7 +59,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: parseLogLevel(env.LOG_LEVEL),
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: parseSeconds('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 10),
+    rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
   };
+}
+
+function parseCount(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw new ConfigError(`${name} must be a whole number (0 turns it off), not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function parseRedisUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^rediss?:\/\//.test(value)) throw new ConfigError(`REDIS_URL must be redis://host:port, not ${JSON.stringify(redact(value))}`);
+  return value;
 }
 
 function parseSeconds(name: string, value: string | undefined, fallback: number): number {

@@ -13,6 +13,7 @@ import { createApp } from './http/app';
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
+import { createRateLimiter } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 
 export interface RunningService {
@@ -36,7 +37,8 @@ export async function startService(config: Config, options: { logDestination?: D
     const document = loadDocument();
     const route = await createOperationRouter(document.definition, createRepositories(knex));
     const shutdown = shutdownSignal();
-    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown });
+    const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
+    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown, rateLimiter });
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -63,6 +65,7 @@ export async function startService(config: Config, options: { logDestination?: D
         await closed;
         clearInterval(idleSweep);
         clearTimeout(deadline);
+        await rateLimiter?.close();
         await knex.destroy();
       },
     };

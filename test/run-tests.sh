@@ -12,18 +12,24 @@ npm run -s lint   # type check (src and tests, against the generated types) and 
 npm run -s build  # the CLI tests run the compiled entry points, as npm run does
 
 mysql_url="${TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/}"
+redis_url="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+# The mysql project holds the tests that need local servers: MySQL, and Redis for shared rate limits.
 if node -e '
   const url = new URL(process.argv[1]);
   require("mysql2/promise").createConnection({ host: url.hostname, port: Number(url.port || 3306),
     user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), connectTimeout: 3000 })
-  .then((c) => c.end(), () => process.exit(1));' "$mysql_url"; then
+  .then((c) => c.end(), () => process.exit(1));' "$mysql_url" &&
+  node -e '
+  const client = require("redis").createClient({ url: process.argv[1], socket: { connectTimeout: 3000, reconnectStrategy: false } });
+  client.on("error", () => {});
+  client.connect().then(() => client.quit(), () => process.exit(1));' "$redis_url"; then
   projects=(sqlite mysql)
 elif [ "${CI:-}" = true ]; then
-  echo "MySQL at $mysql_url does not answer, and CI requires the MySQL tests." >&2
+  echo "MySQL at $mysql_url or Redis at $redis_url does not answer, and CI requires the MySQL tests." >&2
   exit 1
 else
-  echo "*** The MySQL tests did NOT run: no MySQL server answers at $mysql_url." >&2
-  echo "*** Point TEST_MYSQL_URL at one (a user that may create databases) to run them." >&2
+  echo "*** The MySQL tests did NOT run: no MySQL server at $mysql_url or no Redis at $redis_url." >&2
+  echo "*** Point TEST_MYSQL_URL (a user that may create databases) and TEST_REDIS_URL at them to run them." >&2
   projects=(sqlite)
 fi
 

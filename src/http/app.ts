@@ -11,6 +11,7 @@ import { sendReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
+import type { RateLimiter } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { ProblemError, problemFor } from './problems';
 
@@ -37,9 +38,10 @@ interface AppOptions {
   metrics: Metrics;
   corsOrigins: string[];
   shutdown: ShutdownSignal;
+  rateLimiter?: RateLimiter;
 }
 
-export function createApp({ document, route, knex, logger, metrics, corsOrigins, shutdown }: AppOptions): express.Express {
+export function createApp({ document, route, knex, logger, metrics, corsOrigins, shutdown, rateLimiter }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
@@ -68,6 +70,7 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(docsRouter());
+  if (rateLimiter) app.use('/v1', rateLimiter.middleware);
 
   // Only the methods the document gives bodies to read one; on others a body is ignored.
   const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true });

@@ -22,6 +22,7 @@ const kinds = {
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'unknown-project': { status: 422, title: 'Unknown project' },
+  'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
 } as const;
