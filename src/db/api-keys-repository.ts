@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyScope } from '../api-key-format';
 import { translatingErrors } from './database-errors';
-import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 
 /** Who a request's key speaks for. */
 export interface Principal {
@@ -16,6 +16,8 @@ interface ApiKeySummary {
   tenant: string;
   scopes: ApiKeyScope[];
   created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
   revoked_at: string | null;
 }
 
@@ -24,49 +26,74 @@ interface ApiKeyListRow {
   tenant: string;
   scopes: string;
   created_at: DbTimestamp;
+  last_used_at: DbTimestamp | null;
+  expires_at: DbTimestamp | null;
   revoked_at: DbTimestamp | null;
 }
 
 const parseScopes = (scopes: string) => scopes.split(',') as ApiKeyScope[];
+const fromNullable = (value: DbTimestamp | null) => (value === null ? null : fromDbTimestamp(value));
+
+/** Last use is recorded at most this often per key, so authentication stays a read. */
+const lastUseResolutionMs = 60_000;
 
 export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;
 
 export function apiKeysRepository(knex: Knex) {
+  const lastUseWritten = new Map<string, number>();
+
   return translatingErrors({
     /** Stores a key by its hash; returns the new key's id. */
-    async insert(tenantId: string, keyHash: string, scopes: ApiKeyScope[], trx?: Knex.Transaction): Promise<string> {
+    async insert(tenantId: string, keyHash: string, scopes: ApiKeyScope[], options: { expiresAt?: Date; trx?: Knex.Transaction } = {}): Promise<string> {
       const keyId = uuidv7();
-      await (trx ?? knex)('api_keys').insert({
+      await (options.trx ?? knex)('api_keys').insert({
         key_id: keyId,
         tenant_id: tenantId,
         key_hash: keyHash,
         scopes: scopes.join(','),
         created_at: nowForDb(),
+        expires_at: options.expiresAt ? toDbTimestamp(options.expiresAt.toISOString()) : null,
         revoked_at: null,
       });
       return keyId;
     },
 
-    /** The principal of a key that exists and is not revoked. */
+    /** The principal of a key that exists and is neither revoked nor expired. */
     async findActive(keyHash: string): Promise<Principal | undefined> {
       const row: { key_id: string; tenant_id: string; scopes: string } | undefined = await knex('api_keys')
         .first('key_id', 'tenant_id', 'scopes')
         .where('key_hash', keyHash)
-        .whereNull('revoked_at');
+        .whereNull('revoked_at')
+        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', nowForDb()));
       return row && { keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) };
+    },
+
+    /** Notes that the key was just used; writes at most once a minute per key and instance. */
+    async recordUse(keyId: string): Promise<void> {
+      const now = Date.now();
+      if (now - (lastUseWritten.get(keyId) ?? 0) < lastUseResolutionMs) return;
+      lastUseWritten.set(keyId, now);
+      await knex('api_keys').where('key_id', keyId).update({ last_used_at: nowForDb() });
+    },
+
+    async count(): Promise<number> {
+      const [{ n }] = await knex('api_keys').count({ n: '*' });
+      return Number(n);
     },
 
     async list(): Promise<ApiKeySummary[]> {
       const rows: ApiKeyListRow[] = await knex('api_keys')
         .join('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
-        .select('api_keys.key_id', 'tenants.name as tenant', 'api_keys.scopes', 'api_keys.created_at', 'api_keys.revoked_at')
+        .select('api_keys.key_id', 'tenants.name as tenant', 'api_keys.scopes', 'api_keys.created_at', 'api_keys.last_used_at', 'api_keys.expires_at', 'api_keys.revoked_at')
         .orderBy([{ column: 'api_keys.created_at' }, { column: 'api_keys.key_id' }]);
       return rows.map((row) => ({
         key_id: row.key_id,
         tenant: row.tenant,
         scopes: parseScopes(row.scopes),
         created_at: fromDbTimestamp(row.created_at),
-        revoked_at: row.revoked_at === null ? null : fromDbTimestamp(row.revoked_at),
+        last_used_at: fromNullable(row.last_used_at),
+        expires_at: fromNullable(row.expires_at),
+        revoked_at: fromNullable(row.revoked_at),
       }));
     },
 

@@ -18,7 +18,11 @@ export function bearerAuth(apiKeys: ApiKeysRepository) {
   return async (context: Context): Promise<Principal | false> => {
     const token = bearerToken(context);
     if (token === undefined || !apiKeyPattern.test(token)) return false;
-    return (await apiKeys.findActive(hashApiKey(token))) ?? false;
+    const principal = await apiKeys.findActive(hashApiKey(token));
+    if (!principal) return false;
+    // Bookkeeping for `apikey list`; a request never waits for it or fails by it.
+    apiKeys.recordUse(principal.keyId).catch(() => {});
+    return principal;
   };
 }
 

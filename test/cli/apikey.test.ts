@@ -63,20 +63,37 @@ it('gives a read-only key with --scopes read', async () => {
   expect((await call(key, 'POST', { name: 'x' })).status).toBe(403);
 });
 
-it('lists keys without ever showing one, and revokes a key by its id', async () => {
+it('lists keys without ever showing one, with their last use, and revokes a key by its id', async () => {
   const key = apikey('create', '--tenant', 'globex').lastLine;
+  const row = (listing: string) => listing.split('\n').find((l) => l.includes('\tglobex\t'))!.split('\t');
   const listed = apikey('list');
   expect(listed.status).toBe(0);
   expect(listed.stdout).not.toContain(key);
-  const line = listed.stdout.split('\n').find((l) => l.includes('\tglobex\t'))!;
-  const [keyId, tenant, scopes, createdAt, state] = line.split('\t');
-  expect([tenant, scopes, state]).toEqual(['globex', 'read,write', 'active']);
+  const [keyId, tenant, scopes, createdAt, lastUsed, state] = row(listed.stdout);
+  expect([tenant, scopes, lastUsed, state]).toEqual(['globex', 'read,write', 'never', 'active']);
   expect(createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+
+  expect((await call(key, 'GET')).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(row(apikey('list').stdout)[4]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
 
   expect(apikey('revoke', keyId).status).toBe(0);
   expect((await call(key, 'GET')).status).toBe(401);
-  expect(apikey('list').stdout).toMatch(new RegExp(`${keyId}\\tglobex\\tread,write\\t\\S+\\trevoked `));
+  expect(row(apikey('list').stdout)[5]).toMatch(/^revoked \d{4}-/);
   expect(apikey('revoke', keyId).status).toBe(2);
+});
+
+it('makes a key that expires: it works until then, and is refused after', async () => {
+  const created = apikey('create', '--tenant', 'initech', '--expires-in', '90m');
+  expect(created.stdout).toMatch(/expiring \d{4}-/);
+  const key = created.lastLine;
+  expect((await call(key, 'GET')).status).toBe(200);
+  const line = apikey('list').stdout.split('\n').find((l) => l.includes('\tinitech\t'))!;
+  expect(line).toMatch(/\tactive until \d{4}-/);
+  // Move the expiry into the past, as time would.
+  await service.knex('api_keys').where('key_id', line.split('\t')[0]).update({ expires_at: '2000-01-01 00:00:00.000' });
+  expect((await call(key, 'GET')).status).toBe(401);
+  expect(apikey('list').stdout).toMatch(/\tinitech\t.*\texpired 2000-01-01T00:00:00\.000Z/);
 });
 
 it.each([
@@ -84,6 +101,7 @@ it.each([
   [['create', '--tenant', 'acme', '--scopes', 'admin'], /--scopes/],
   [['create', '--tenant', 'acme', '--colour', 'red'], /Unknown option/],
   [['rotate'], /usage/],
+  [['create', '--tenant', 'acme', '--expires-in', 'soon'], /--expires-in/],
 ])('refuses %j with exit status 2 and says why', (args, message) => {
   const result = apikey(...args);
   expect(result.status).toBe(2);

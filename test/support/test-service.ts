@@ -7,7 +7,8 @@ import createClient from 'openapi-fetch';
 import type { DestinationStream } from 'pino';
 import type { Config } from '../../src/config';
 import type { paths } from '../../generated/api';
-import { generateApiKey, hashApiKey, type ApiKeyScope } from '../../src/api-key-format';
+import type { ApiKeyScope } from '../../src/api-key-format';
+import { issueApiKey } from '../../src/cli/issue-api-key';
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import { startService, type RunningService } from '../../src/server';
 import { assertConformsToContract } from './contract';
@@ -64,10 +65,7 @@ export async function startTestService(options: { config?: Partial<Config>; logD
     service,
     repositories,
     async createKey(tenant, scopes = ['read', 'write']) {
-      const key = generateApiKey();
-      const { tenant_id } = await repositories.tenants.findOrCreate(tenant);
-      await repositories.apiKeys.insert(tenant_id, hashApiKey(key), scopes);
-      return key;
+      return (await issueApiKey(repositories, tenant, scopes)).key;
     },
     client(key) {
       return createClient<paths>({ baseUrl: prism?.url ?? service.url, headers: { Authorization: `Bearer ${key}` }, fetch: contractFetch });
