@@ -339,7 +339,9 @@ export interface components {
          *     | `/problems/precondition-failed` | 412 | `If-Match` names none of the resource's current ETags |
          *     | `/problems/payload-too-large` | 413 | a body over 64 KiB |
          *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON |
+         *     | `/problems/idempotency-in-progress` | 409 | a request with the same `Idempotency-Key` is still running |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
+         *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body |
          *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute |
          *     | `/problems/internal-error` | 500 | an unexpected fault |
          *     | `/problems/service-unavailable` | 503 | the database cannot be reached |
@@ -501,8 +503,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is well formed but `project_id` names no project of this tenant. */
-        UnknownProject: {
+        /** @description The body is well formed, but `project_id` names no project of this tenant, or the Idempotency-Key was used with another body. */
+        UnprocessableTask: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The Idempotency-Key was used with another body. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A request with the same Idempotency-Key is still running; retry when it has finished. */
+        IdempotencyInProgress: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -579,6 +605,14 @@ export interface components {
          */
         TaskStatusFilter: components["schemas"]["TaskStatus"][];
         /**
+         * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+         *     response again (with `Idempotent-Replayed: true`) and creates nothing. The same key with
+         *     another body is `422`; a retry while the first request still runs is `409`. Keys belong
+         *     to the tenant.
+         * @example 4f1c2b9e-retry-safe-create
+         */
+        IdempotencyKey: string;
+        /**
          * @description Change only if the resource still has one of these ETags (or exists, for `*`);
          *     otherwise `412` and nothing changes. Guards against lost updates.
          * @example "3"
@@ -619,6 +653,11 @@ export interface components {
          * @example "600-in-1min"; q=600; w=60
          */
         RateLimitPolicy: string;
+        /**
+         * @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key.
+         * @example true
+         */
+        IdempotentReplayed: "true";
         /**
          * @description A strong entity tag of the resource's current state; it changes whenever the resource does.
          * @example "3"
@@ -688,7 +727,16 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The same key with
+                 *     another body is `422`; a retry while the first request still runs is `409`. Keys belong
+                 *     to the tenant.
+                 * @example 4f1c2b9e-retry-safe-create
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -705,6 +753,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -715,8 +764,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -924,7 +975,16 @@ export interface operations {
     createTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The same key with
+                 *     another body is `422`; a retry while the first request still runs is `409`. Keys belong
+                 *     to the tenant.
+                 * @example 4f1c2b9e-retry-safe-create
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -941,6 +1001,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -951,9 +1012,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnknownProject"];
+            422: components["responses"]["UnprocessableTask"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -28,6 +28,7 @@ const unavailableCodes = new Set([
 ]);
 
 const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
+const duplicateKeyCodes = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -44,6 +45,11 @@ export function isUnavailable(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = codeOf(error);
   return code !== undefined && foreignKeyCodes.has(code);
+}
+
+export function isDuplicateKey(error: unknown): boolean {
+  const code = codeOf(error);
+  return code !== undefined && duplicateKeyCodes.has(code);
 }
 
 /** Returns the repository with every method's database failures translated. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { apiKeysRepository } from './api-keys-repository';
+import { idempotencyRepository } from './idempotency-repository';
 import { projectsRepository } from './projects-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
@@ -12,5 +13,6 @@ export function createRepositories(knex: Knex) {
     apiKeys: apiKeysRepository(knex),
     projects: projectsRepository(knex),
     tasks: tasksRepository(knex),
+    idempotency: idempotencyRepository(knex),
   };
 }

@@ -6,6 +6,7 @@
 import Ajv, { type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext, type Context, type Document, type Request } from 'openapi-backend';
+import type { Principal } from '../db/api-keys-repository';
 import type { Repositories } from '../db/repositories';
 import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import type { OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
@@ -13,6 +14,7 @@ import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import type { HttpReply } from './http-reply';
+import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
 import type { RequestFacts } from './observability';
 import { ProblemError } from './problems';
@@ -32,9 +34,8 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
   );
 }
 
-function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>) {
-  return async (context: Context): Promise<HttpReply> => {
-    const headers = declaredHeaders(context);
+function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>, repositories: Repositories) {
+  const answer = async (context: Context, headers: Record<string, string | undefined>): Promise<HttpReply> => {
     const reply = await handler({
       principal: context.security!.bearerAuth,
       path: context.request.params,
@@ -50,6 +51,13 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>)
       if (stillCurrent(headers['If-None-Match'], reply.version)) return { status: 304, headers: replyHeaders };
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
+  };
+  return async (context: Context): Promise<HttpReply> => {
+    const headers = declaredHeaders(context);
+    const key = headers['Idempotency-Key'];
+    if (key === undefined) return answer(context, headers);
+    const request = { tenantId: (context.security!.bearerAuth as Principal).tenantId, key, operationId: context.operation.operationId!, body: context.request.requestBody };
+    return idempotently(repositories.idempotency, request, () => answer(context, headers));
   };
 }
 
@@ -75,7 +83,7 @@ export async function createOperationRouter(definition: Document, repositories: 
   });
   const handlers: OperationHandlers = { ...projectHandlers(repositories), ...taskHandlers(repositories) };
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>));
+    api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories));
   }
   const paths = methodsByPath(definition);
 

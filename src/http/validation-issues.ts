@@ -17,7 +17,7 @@ const locations: Record<string, ValidationIssue['in']> = {
   requestBody: 'body',
   query: 'query',
   path: 'path',
-  headers: 'header',
+  header: 'header',
 };
 
 /** Hints for fields a client may be expected to send by mistake, from the operation's `x-field-hints`. */
