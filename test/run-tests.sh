@@ -3,7 +3,7 @@
 # linters; then every test runs on SQLite and on MySQL, and the HTTP tests run once more through
 # Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
 # in CI (CI=true), where it must run; the same goes for the browser test of /docs without
-# Chromium.
+# Chromium and for the database crash test without a mariadbd of its own to kill.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +31,16 @@ else
   echo "*** The MySQL tests did NOT run: no MySQL server at $mysql_url or no Redis at $redis_url." >&2
   echo "*** Point TEST_MYSQL_URL (a user that may create databases) and TEST_REDIS_URL at them to run them." >&2
   projects=(sqlite)
+fi
+
+mariadbd="${MARIADBD_PATH:-/usr/sbin/mariadbd}"
+if [ -x "$mariadbd" ] && command -v mariadb-install-db >/dev/null; then
+  projects+=(crash)
+elif [ "${CI:-}" = true ]; then
+  echo "No mariadbd at $mariadbd, and CI requires the database crash test." >&2
+  exit 1
+else
+  echo "*** The database crash test did NOT run: no mariadbd at $mariadbd (apt-get install mariadb-server)." >&2
 fi
 
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"

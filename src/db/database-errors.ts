@@ -38,8 +38,9 @@ function codeOf(error: unknown): string | undefined {
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error);
   if (code !== undefined && (unavailableCodes.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
-  // knex's pool gives up waiting for a connection with a KnexTimeoutError.
-  return (error as Error | null)?.name === 'KnexTimeoutError';
+  // mysql2 marks every error that ends its connection fatal (some carry no code, such as a query
+  // on a connection the server dropped); knex's pool gives up waiting with a KnexTimeoutError.
+  return (error as { fatal?: unknown } | null)?.fatal === true || (error as Error | null)?.name === 'KnexTimeoutError';
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {

@@ -1,0 +1,65 @@
+/**
+ * MariaDB killed mid-load and started again: every task acknowledged with 201 exists exactly
+ * once, nothing else is answered but 201 or 503, and the service serves again by itself.
+ */
+import { startService, type RunningService } from '../../src/server';
+import { issueApiKey } from '../../src/cli/issue-api-key';
+import { createRepositories } from '../../src/db/repositories';
+import { OwnMariaDb } from '../support/own-mariadb';
+import { testConfig } from '../support/test-config';
+
+let database: OwnMariaDb;
+let service: RunningService;
+let key: string;
+let projectId: string;
+
+beforeAll(async () => {
+  database = await OwnMariaDb.create();
+  service = await startService(testConfig({ client: 'mysql', url: database.url }));
+  const repositories = createRepositories(service.knex);
+  key = (await issueApiKey(repositories, 'acme', ['read', 'write'])).key;
+  const tenant = await repositories.tenants.findOrCreate('acme');
+  projectId = (await repositories.projects.create(tenant.tenant_id, { name: 'crash', description: '' })).value.project_id;
+}, 120_000);
+afterAll(async () => {
+  await service?.stop();
+  await database?.destroy();
+});
+
+it('acknowledges only what it committed, and recovers without a restart', async () => {
+  const acknowledged: Array<{ taskId: string; at: number }> = [];
+  const statuses = new Map<number, number>();
+  let stop = false;
+  let sequence = 0;
+  const client = async () => {
+    while (!stop) {
+      const title = `task ${sequence++}`;
+      const res = await fetch(`${service.url}/v1/tasks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ project_id: projectId, title }),
+      });
+      const body = (await res.json()) as { task_id?: string };
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 201) acknowledged.push({ taskId: body.task_id!, at: Date.now() });
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const clients = Array.from({ length: 8 }, client);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await database.crash();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const restartedAt = Date.now();
+  await database.start();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  stop = true;
+  await Promise.all(clients);
+
+  expect([...statuses.keys()].sort()).toEqual([201, 503]);
+  expect(acknowledged.some((a) => a.at > restartedAt)).toBe(true);
+  const ids = acknowledged.map((a) => a.taskId);
+  const rows: Array<{ task_id: string }> = await service.knex('tasks').select('task_id').whereIn('task_id', ids);
+  expect(rows.length).toBe(ids.length);
+  expect(new Set(rows.map((r) => r.task_id)).size).toBe(ids.length);
+  expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+}, 120_000);
