@@ -11,47 +11,45 @@ npm run -s check:generated
 npm run -s lint   # type check (src and tests, against the generated types) and Spectral
 npm run -s build  # the CLI tests run the compiled entry points, as npm run does
 
+projects=(sqlite)
+
+# Adds a jest project when what it needs is here; otherwise says plainly that it did not run,
+# or, in CI, fails.   include PROJECT "WHAT IT NEEDS" "HOW TO GET IT" CHECK...
+include() {
+  local project=$1 needs=$2 remedy=$3
+  shift 3
+  if "$@"; then
+    projects+=("$project")
+  elif [ "${CI:-}" = true ]; then
+    echo "The $project tests need $needs, which is missing, and CI requires them." >&2
+    exit 1
+  else
+    echo "*** The $project tests did NOT run: they need $needs. $remedy" >&2
+  fi
+}
+
 mysql_url="${TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306/}"
 redis_url="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
-# The mysql project holds the tests that need local servers: MySQL, and Redis for shared rate limits.
-if node -e '
-  const url = new URL(process.argv[1]);
-  require("mysql2/promise").createConnection({ host: url.hostname, port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), connectTimeout: 3000 })
-  .then((c) => c.end(), () => process.exit(1));' "$mysql_url" &&
+servers_answer() {
   node -e '
-  const client = require("redis").createClient({ url: process.argv[1], socket: { connectTimeout: 3000, reconnectStrategy: false } });
-  client.on("error", () => {});
-  client.connect().then(() => client.quit(), () => process.exit(1));' "$redis_url"; then
-  projects=(sqlite mysql)
-elif [ "${CI:-}" = true ]; then
-  echo "MySQL at $mysql_url or Redis at $redis_url does not answer, and CI requires the MySQL tests." >&2
-  exit 1
-else
-  echo "*** The MySQL tests did NOT run: no MySQL server at $mysql_url or no Redis at $redis_url." >&2
-  echo "*** Point TEST_MYSQL_URL (a user that may create databases) and TEST_REDIS_URL at them to run them." >&2
-  projects=(sqlite)
-fi
-
+    const url = new URL(process.argv[1]);
+    require("mysql2/promise").createConnection({ host: url.hostname, port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), connectTimeout: 3000 })
+    .then((c) => c.end(), () => process.exit(1));' "$mysql_url" &&
+  node -e '
+    const client = require("redis").createClient({ url: process.argv[1], socket: { connectTimeout: 3000, reconnectStrategy: false } });
+    client.on("error", () => {});
+    client.connect().then(() => client.quit(), () => process.exit(1));' "$redis_url"
+}
 mariadbd="${MARIADBD_PATH:-/usr/sbin/mariadbd}"
-if [ -x "$mariadbd" ] && command -v mariadb-install-db >/dev/null; then
-  projects+=(crash)
-elif [ "${CI:-}" = true ]; then
-  echo "No mariadbd at $mariadbd, and CI requires the database crash test." >&2
-  exit 1
-else
-  echo "*** The database crash test did NOT run: no mariadbd at $mariadbd (apt-get install mariadb-server)." >&2
-fi
-
+mariadb_installable() { [ -x "$mariadbd" ] && command -v mariadb-install-db >/dev/null; }
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ -x "$chromium" ]; then
-  projects+=(browser)
-elif [ "${CI:-}" = true ]; then
-  echo "No Chromium at $chromium, and CI requires the browser test of /docs." >&2
-  exit 1
-else
-  echo "*** The browser test of /docs did NOT run: no Chromium at $chromium (apt-get install chromium)." >&2
-fi
+
+# The mysql project holds the tests that need local servers: MySQL, and Redis for shared rate limits.
+include mysql "MySQL at $mysql_url and Redis at $redis_url" \
+  "Point TEST_MYSQL_URL (a user that may create databases) and TEST_REDIS_URL at them." servers_answer
+include crash "a mariadbd of their own to kill ($mariadbd)" "apt-get install mariadb-server, or set MARIADBD_PATH." mariadb_installable
+include browser "Chromium at $chromium" "apt-get install chromium, or set CHROMIUM_PATH." test -x "$chromium"
 
 npx jest --selectProjects "${projects[@]}" "$@"
 
