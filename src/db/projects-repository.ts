@@ -4,8 +4,7 @@ import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
-import { updatedAtNotBeforeCreation } from './updated-at';
-import { missingOrStale, onlyIf, type VersionCondition, type Versioned } from './versioned';
+import { changeVersioned, deleteVersioned, type VersionCondition, type Versioned } from './versioned';
 
 type Project = components['schemas']['Project'];
 type ProjectPage = components['schemas']['ProjectPage'];
@@ -73,13 +72,8 @@ export function projectsRepository(knex: Knex) {
     /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
     async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition?: VersionCondition): Promise<Versioned<Project> | undefined> {
       return knex.transaction(async (trx) => {
-        const updated = await onlyIf(ofTenant(trx, tenantId, projectId), condition).update({
-          ...changes,
-          updated_at: updatedAtNotBeforeCreation(trx),
-          version: trx.raw('version + 1'),
-        });
-        if (updated === 0) return missingOrStale(ofTenant(trx, tenantId, projectId).first('version'), condition, 'project');
-        return versioned(await ofTenant(trx, tenantId, projectId).first());
+        const row = await changeVersioned<ProjectRow>(trx, () => ofTenant(trx, tenantId, projectId), changes, condition, 'project');
+        return row && versioned(row);
       });
     },
 
@@ -88,10 +82,7 @@ export function projectsRepository(knex: Knex) {
      * none, 412 when the condition fails.
      */
     async remove(tenantId: string, projectId: string, condition?: VersionCondition): Promise<boolean> {
-      return knex.transaction(async (trx) => {
-        if ((await onlyIf(ofTenant(trx, tenantId, projectId), condition).delete()) > 0) return true;
-        return (await missingOrStale(ofTenant(trx, tenantId, projectId).first('version'), condition, 'project')) ?? false;
-      });
+      return knex.transaction((trx) => deleteVersioned(() => ofTenant(trx, tenantId, projectId), condition, 'project'));
     },
   });
 }

@@ -5,8 +5,7 @@ import { UnknownProjectError } from '../errors';
 import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
-import { updatedAtNotBeforeCreation } from './updated-at';
-import { missingOrStale, onlyIf, type VersionCondition, type Versioned } from './versioned';
+import { changeVersioned, deleteVersioned, type VersionCondition, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
 type TaskPage = components['schemas']['TaskPage'];
@@ -113,22 +112,14 @@ export function tasksRepository(knex: Knex) {
     /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
     async update(tenantId: string, taskId: string, changes: TaskUpdate, condition?: VersionCondition): Promise<Versioned<Task> | undefined> {
       return knex.transaction(async (trx) => {
-        const updated = await onlyIf(ofTenant(trx, tenantId, taskId), condition).update({
-          ...changes,
-          updated_at: updatedAtNotBeforeCreation(trx),
-          version: trx.raw('version + 1'),
-        });
-        if (updated === 0) return missingOrStale(ofTenant(trx, tenantId, taskId).first('version'), condition, 'task');
-        return versioned(await ofTenant(trx, tenantId, taskId).first());
+        const row = await changeVersioned<TaskRow>(trx, () => ofTenant(trx, tenantId, taskId), changes, condition, 'task');
+        return row && versioned(row);
       });
     },
 
     /** False when the tenant has no such task, 412 when the condition fails. */
     async remove(tenantId: string, taskId: string, condition?: VersionCondition): Promise<boolean> {
-      return knex.transaction(async (trx) => {
-        if ((await onlyIf(ofTenant(trx, tenantId, taskId), condition).delete()) > 0) return true;
-        return (await missingOrStale(ofTenant(trx, tenantId, taskId).first('version'), condition, 'task')) ?? false;
-      });
+      return knex.transaction((trx) => deleteVersioned(() => ofTenant(trx, tenantId, taskId), condition, 'task'));
     },
   });
 }

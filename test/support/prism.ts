@@ -3,21 +3,13 @@
  * free port from the project's own document.
  */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './free-port';
 import { openapiDocumentPath, projectRoot } from '../../src/paths';
 
 export interface RunningPrism {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `prism mock [--dynamic]` or `prism proxy UPSTREAM --errors`, once it answers. */
