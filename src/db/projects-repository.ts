@@ -71,10 +71,8 @@ export function projectsRepository(knex: Knex) {
 
     /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
     async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition?: VersionCondition): Promise<Versioned<Project> | undefined> {
-      return knex.transaction(async (trx) => {
-        const row = await changeVersioned<ProjectRow>(trx, () => ofTenant(trx, tenantId, projectId), changes, condition, 'project');
-        return row && versioned(row);
-      });
+      const row = await changeVersioned<ProjectRow>(() => ofTenant(knex, tenantId, projectId), changes, condition, 'project');
+      return row && versioned(row);
     },
 
     /**
@@ -82,7 +80,7 @@ export function projectsRepository(knex: Knex) {
      * none, 412 when the condition fails.
      */
     async remove(tenantId: string, projectId: string, condition?: VersionCondition): Promise<boolean> {
-      return knex.transaction((trx) => deleteVersioned(() => ofTenant(trx, tenantId, projectId), condition, 'project'));
+      return deleteVersioned(() => ofTenant(knex, tenantId, projectId), condition, 'project');
     },
   });
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
+import { affectedRows } from './affected-rows';
 import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
@@ -50,12 +51,10 @@ function toTask(row: TaskRow): Task {
 }
 
 export function tasksRepository(knex: Knex) {
-  const tenantProjectIds = (db: Knex | Knex.Transaction, tenantId: string) =>
-    db('projects').select('project_id').where('tenant_id', tenantId);
-  const ofTenant = (db: Knex | Knex.Transaction, tenantId: string, taskId: string) =>
-    db('tasks').where('task_id', taskId).whereIn('project_id', tenantProjectIds(db, tenantId));
-  const projectOfTenant = (db: Knex | Knex.Transaction, tenantId: string, projectId: string) =>
-    db('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
+  const ofTenant = (tenantId: string, taskId: string) =>
+    knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
+  const projectOfTenant = (tenantId: string, projectId: string) =>
+    knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
 
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
@@ -71,28 +70,29 @@ export function tasksRepository(knex: Knex) {
         updated_at: now,
         version: 1,
       };
-      await knex.transaction(async (trx) => {
-        if ((await projectOfTenant(trx, tenantId, task.project_id)) === undefined) {
-          throw new UnknownProjectError(task.project_id);
-        }
-        try {
-          await trx('tasks').insert(row);
-        } catch (error) {
-          // The project was deleted between the check and the insert.
+      // One statement: the row is inserted only if the tenant has the project (and, by the
+      // foreign key, only while it exists).
+      const columns = Object.keys(row);
+      const inserted = await knex
+        .raw(
+          `insert into tasks (${columns.join(', ')}) select ${columns.map(() => '?').join(', ')} from projects where project_id = ? and tenant_id = ?`,
+          [...(Object.values(row) as Knex.Value[]), task.project_id, tenantId],
+        )
+        .catch((error: unknown) => {
+          // The project was deleted while the row went in.
           throw isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : error;
-        }
-      });
+        });
+      if (affectedRows(inserted) === 0) throw new UnknownProjectError(task.project_id);
       return versioned(row);
     },
 
     async find(tenantId: string, taskId: string): Promise<Versioned<Task> | undefined> {
-      const row: TaskRow | undefined = await ofTenant(knex, tenantId, taskId).first();
+      const row: TaskRow | undefined = await ofTenant(tenantId, taskId).first();
       return row && versioned(row);
     },
 
     /** A page of the project's tasks; undefined when the tenant has no such project. */
     async listForProject(tenantId: string, projectId: string, query: TaskListQuery): Promise<TaskPage | undefined> {
-      if ((await projectOfTenant(knex, tenantId, projectId)) === undefined) return undefined;
       const { status, sort, limit, cursor } = query;
       const { rows, nextCursor } = await selectPage<TaskRow>({
         db: knex,
@@ -102,24 +102,25 @@ export function tasksRepository(knex: Knex) {
           q.where('tasks.project_id', projectId);
           if (status) q.whereIn('tasks.status', status);
         },
+        visibleTo: (q) => q.join('projects', 'projects.project_id', 'tasks.project_id').where('projects.tenant_id', tenantId),
         order: { column: sort.replace('-', '') as 'created_at' | 'updated_at', descending: sort.startsWith('-') },
         limit,
         cursor,
       });
+      // An empty page may mean the project is not the tenant's: only then is that asked apart.
+      if (rows.length === 0 && (await projectOfTenant(tenantId, projectId)) === undefined) return undefined;
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
     /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
     async update(tenantId: string, taskId: string, changes: TaskUpdate, condition?: VersionCondition): Promise<Versioned<Task> | undefined> {
-      return knex.transaction(async (trx) => {
-        const row = await changeVersioned<TaskRow>(trx, () => ofTenant(trx, tenantId, taskId), changes, condition, 'task');
-        return row && versioned(row);
-      });
+      const row = await changeVersioned<TaskRow>(() => ofTenant(tenantId, taskId), changes, condition, 'task');
+      return row && versioned(row);
     },
 
     /** False when the tenant has no such task, 412 when the condition fails. */
     async remove(tenantId: string, taskId: string, condition?: VersionCondition): Promise<boolean> {
-      return knex.transaction((trx) => deleteVersioned(() => ofTenant(trx, tenantId, taskId), condition, 'task'));
+      return deleteVersioned(() => ofTenant(tenantId, taskId), condition, 'task');
     },
   });
 }

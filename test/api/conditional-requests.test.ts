@@ -63,6 +63,21 @@ describe('If-Match', () => {
     expect(read.response.headers.get('etag')).toBe(winner.headers.get('etag'));
   });
 
+  it('applies every one of many simultaneous changes without If-Match, each answered with the task as it left it', async () => {
+    const { task } = await newTask();
+    const titles = Array.from({ length: 12 }, (_, i) => `change ${i}`);
+    const answers = await Promise.all(
+      titles.map((title) => api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { title } })),
+    );
+    expect(answers.map((a) => a.response.status)).toEqual(titles.map(() => 200));
+    // Each change made its own version: twelve distinct ETags, none the creation's.
+    const etags = answers.map((a) => a.response.headers.get('etag'));
+    expect(new Set(etags).size).toBe(titles.length);
+    const read = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
+    const last = answers.find((a) => a.response.headers.get('etag') === read.response.headers.get('etag'))!;
+    expect(read.data!.title).toBe(last.data!.title);
+  });
+
   it('applies a change whose If-Match is current, or *', async () => {
     const { task, etag } = await newTask();
     const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, {
