@@ -23,11 +23,6 @@ export interface PageQuery {
   /** Narrows the rows to the list's own: a tenant's projects, a project's tasks. */
   scope: (query: Knex.QueryBuilder) => void;
   /**
-   * Narrows the rows of the page (the outer query, after the ids are chosen) to those the caller
-   * may see, such as a tenant's: a join the index need not serve.
-   */
-  visibleTo?: (query: Knex.QueryBuilder) => void;
-  /**
    * Keeps only the rows the caller may see (a join to the owning tenant), applied to the page's
    * rows after the ids are chosen, so the choice stays a scan of the index alone.
    */
@@ -88,7 +83,6 @@ export async function selectPage<Row extends Record<string, unknown>>(query: Pag
   const rows: Row[] = await db(table)
     .select(`${table}.*`)
     .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
-    .modify((q) => query.visibleTo?.(q))
     .modify((q) => query.visibleTo?.(q))
     .orderBy([
       { column: `${table}.${order.column}`, order: direction },
