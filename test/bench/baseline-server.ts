@@ -1,0 +1,146 @@
+/**
+ * The bare baseline the benchmark measures the service against: plain node:http and a mysql2
+ * pool of the service's size, running the very statements the service runs for the four
+ * benchmarked operations (the key lookup included) and answering the same JSON, with no
+ * framework, validation, logging or middleware. `run-bench` checks, each run, that these
+ * statements are still the service's own.
+ *
+ *   DATABASE_URL=mysql://root@127.0.0.1:3306/db PORT=3001 node dist/test/bench/baseline-server.js
+ */
+import http from 'node:http';
+import { createHash } from 'node:crypto';
+import mysql, { type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { v7 as uuidv7 } from 'uuid';
+
+export const statements = {
+  findKey:
+    'select `key_id`, `tenant_id`, `scopes` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
+  insertTask:
+    'insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, version) select ?, ?, ?, ?, ?, ?, ?, ? from projects where project_id = ? and tenant_id = ?',
+  findTask:
+    'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
+  updateTaskStatus:
+    'update `tasks` set `status` = ?, `updated_at` = ?, `version` = ? where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) and `version` = ?',
+  listTasks:
+    'select `tasks`.* from `tasks` inner join (select `task_id` from `tasks` where (`tasks`.`project_id` = ?) order by `created_at` asc, `task_id` asc limit ?) as `page` on `tasks`.`task_id` = `page`.`task_id` where exists (select `project_id` from `projects` where `project_id` = ? and `tenant_id` = ? limit ?) order by `tasks`.`created_at` asc, `tasks`.`task_id` asc',
+};
+
+/** The statements each benchmarked operation runs, in order, on its usual path. */
+export const statementsByOperation = {
+  createTask: [statements.findKey, statements.insertTask],
+  getTask: [statements.findKey, statements.findTask],
+  updateTask: [statements.findKey, statements.findTask, statements.updateTaskStatus],
+  listProjectTasks: [statements.findKey, statements.listTasks],
+};
+
+interface TaskRow extends RowDataPacket {
+  task_id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+const nowForDb = () => new Date().toISOString().replace('T', ' ').slice(0, 23);
+const iso = (db: string) => db.replace(' ', 'T') + 'Z';
+const toTask = (row: TaskRow) => ({
+  task_id: row.task_id,
+  project_id: row.project_id,
+  title: row.title,
+  description: row.description,
+  status: row.status,
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at),
+});
+
+function main(): void {
+  const url = new URL(process.env.DATABASE_URL!);
+  const pool = mysql.createPool({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+    timezone: 'Z',
+    dateStrings: true,
+    connectionLimit: 10,
+  });
+  pool.pool.on('connection', (connection) => connection.query("SET time_zone = '+00:00'"));
+
+  const send = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+    if (body === undefined) {
+      res.writeHead(status, headers).end();
+      return;
+    }
+    res.writeHead(status, { ...headers, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  };
+  const readBody = async (req: http.IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  };
+
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const { pathname } = new URL(req.url!, 'http://x');
+    if (pathname === '/readyz') return send(res, 200, { status: 'ready' });
+    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const hash = createHash('sha256').update(token).digest('hex');
+    const [keys] = await pool.query<RowDataPacket[]>(statements.findKey, [hash, nowForDb(), 1]);
+    if (keys.length === 0) return send(res, 401);
+    const tenantId = keys[0].tenant_id as string;
+
+    const taskPath = /^\/v1\/tasks\/([^/]+)$/.exec(pathname);
+    const listPath = /^\/v1\/projects\/([^/]+)\/tasks$/.exec(pathname);
+    if (req.method === 'POST' && pathname === '/v1/tasks') {
+      const body = await readBody(req);
+      const now = nowForDb();
+      const row = { task_id: uuidv7(), project_id: body.project_id, title: body.title, description: body.description ?? null, status: 'pending', created_at: now, updated_at: now, version: 1 };
+      const [inserted] = await pool.query<ResultSetHeader>(statements.insertTask, [...Object.values(row), body.project_id, tenantId]);
+      if (inserted.affectedRows === 0) return send(res, 404);
+      return send(res, 201, toTask(row as TaskRow), { Location: `/v1/tasks/${row.task_id}`, ETag: '"1"' });
+    }
+    if (req.method === 'GET' && taskPath) {
+      const [rows] = await pool.query<TaskRow[]>(statements.findTask, [taskPath[1], tenantId, 1]);
+      if (rows.length === 0) return send(res, 404);
+      return send(res, 200, toTask(rows[0]), { ETag: `"${rows[0].version}"` });
+    }
+    if (req.method === 'PATCH' && taskPath) {
+      const { status } = await readBody(req);
+      for (;;) {
+        const [rows] = await pool.query<TaskRow[]>(statements.findTask, [taskPath[1], tenantId, 1]);
+        if (rows.length === 0) return send(res, 404);
+        const row = rows[0];
+        const now = nowForDb();
+        const changed = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
+        const [updated] = await pool.query<ResultSetHeader>(statements.updateTaskStatus, [status, changed.updated_at, changed.version, row.task_id, tenantId, row.version]);
+        if (updated.affectedRows > 0) return send(res, 200, toTask(changed), { ETag: `"${changed.version}"` });
+      }
+    }
+    if (req.method === 'GET' && listPath) {
+      const limit = Number(new URL(req.url!, 'http://x').searchParams.get('limit') ?? 20);
+      const [rows] = await pool.query<TaskRow[]>(statements.listTasks, [listPath[1], limit + 1, listPath[1], tenantId, 1]);
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      const last = rows[rows.length - 1];
+      const nextCursor = more ? Buffer.from(JSON.stringify({ s: 'created_at', at: last.created_at, id: last.task_id })).toString('base64url') : null;
+      return send(res, 200, { data: rows.map(toTask), next_cursor: nextCursor });
+    }
+    return send(res, 404);
+  };
+
+  http
+    .createServer((req, res) => {
+      answer(req, res).catch((error) => {
+        // The load generator closes its connections mid-request when a run ends.
+        if (req.destroyed) return;
+        console.error(error);
+        send(res, 500);
+      });
+    })
+    .listen(Number(process.env.PORT), '127.0.0.1');
+}
+
+if (require.main === module) main();

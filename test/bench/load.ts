@@ -1,0 +1,35 @@
+/** One load run with autocannon: fixed connections and duration, optionally a fixed rate. */
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface Operation {
+  name: string;
+  /** A request for autocannon; called for each request, so ids can vary. */
+  next(): { method: 'GET' | 'POST' | 'PATCH'; path: string; body?: string };
+}
+
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  /** Requests per second across all connections; as fast as answered when absent. */
+  rate?: number;
+}
+
+export async function drive(baseUrl: string, key: string, operation: Operation, options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: baseUrl,
+    connections: options.connections,
+    duration: options.seconds,
+    overallRate: options.rate,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    requests: [{ setupRequest: (request) => ({ ...request, ...operation.next() }) }],
+  });
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) throw new Error(`${operation.name} on ${baseUrl}: ${failed} of ${result.requests.total} requests failed`);
+  return { requestsPerSecond: result.requests.total / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+}

@@ -1,0 +1,177 @@
+/**
+ * `make bench`: the service against a bare baseline (node:http + mysql2 running the same
+ * statements) on one MariaDB, under the same autocannon load, alternating A/B/A/B after a
+ * warm-up so drift hits both; then the service alone on the embedded SQLite default. Prints
+ * figures and the targets they meet; it asserts nothing about speed.
+ *
+ * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/), BENCH_CONNECTIONS (16),
+ * BENCH_SECONDS per measured round (5), BENCH_ROUNDS (2), BENCH_WARMUP_SECONDS (3).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { startService } from '../../src/server';
+import { statementsByOperation } from './baseline-server';
+import { createMysqlDatabase, operations, seedFixture, withKnex, type Fixture } from './fixture';
+import { drive, type LoadResult, type Operation } from './load';
+import { startServerProcess, type ServerProcess } from './processes';
+
+const settings = {
+  mysqlUrl: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
+  seconds: Number(process.env.BENCH_SECONDS ?? 5),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 2),
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
+};
+const listedTasks = 1000;
+const distRoot = path.join(__dirname, '..', '..');
+const serviceScript = path.join(distRoot, 'src', 'cli', 'serve.js');
+const baselineScript = path.join(__dirname, 'baseline-server.js');
+/** The service as a user runs it, with a rate limit too high to refuse the load (but still counted). */
+const serviceEnv = { RATE_LIMIT_PER_MINUTE: '999999999', LOG_LEVEL: 'info' };
+
+interface Figures {
+  peak: LoadResult;
+  /** p99 at half the service's peak rate. */
+  halfRateP99Ms: number;
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const average = (results: LoadResult[]): LoadResult => ({
+  requestsPerSecond: mean(results.map((r) => r.requestsPerSecond)),
+  p50Ms: mean(results.map((r) => r.p50Ms)),
+  p99Ms: mean(results.map((r) => r.p99Ms)),
+});
+
+/** Warms every target, then measures them in turn, round after round, then at half the first's peak. */
+async function measure(targets: Array<{ url: string }>, key: string, operation: Operation): Promise<Figures[]> {
+  const load = { connections: settings.connections, seconds: settings.seconds };
+  for (const target of targets) await drive(target.url, key, operation, { ...load, seconds: settings.warmupSeconds });
+  const runs: LoadResult[][] = targets.map(() => []);
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const [i, target] of targets.entries()) runs[i].push(await drive(target.url, key, operation, load));
+  }
+  const peaks = runs.map(average);
+  const rate = Math.round(peaks[0].requestsPerSecond / 2);
+  const halfRate: number[] = [];
+  for (const target of targets) halfRate.push((await drive(target.url, key, operation, { ...load, rate })).p99Ms);
+  return peaks.map((peak, i) => ({ peak, halfRateP99Ms: halfRate[i] }));
+}
+
+/**
+ * The baseline is only honest while it runs the service's statements: run each operation once
+ * on the service in this process, note what knex sends, and compare.
+ */
+async function checkBaselineStatements(databaseUrl: string, fixture: Fixture): Promise<void> {
+  const service = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }));
+  const call = ({ method, path: requestPath, body }: ReturnType<Operation['next']>) =>
+    fetch(service.url + requestPath, { method, body, headers: { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' } });
+  try {
+    // The key's first use records it (then once a minute, as under load): not part of the compared statements.
+    await call(operations(fixture)[1].next());
+    for (const operation of operations(fixture)) {
+      const sent: string[] = [];
+      const note = (query: { sql: string }) => sent.push(query.sql);
+      service.knex.on('query', note);
+      const response = await call(operation.next());
+      service.knex.off('query', note);
+      if (!response.ok) throw new Error(`${operation.name} answered ${response.status}`);
+      const expected = statementsByOperation[operation.name as keyof typeof statementsByOperation];
+      if (JSON.stringify(sent) !== JSON.stringify(expected)) {
+        throw new Error(`The baseline no longer runs the service's statements for ${operation.name}.\nservice:  ${sent.join('\n          ')}\nbaseline: ${expected.join('\n          ')}`);
+      }
+    }
+  } finally {
+    await service.stop();
+  }
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
+
+function printMysqlTable(rows: Array<{ name: string; service: Figures; baseline: Figures }>): void {
+  console.log('| operation | service req/s | baseline req/s | ratio (≥ 0.8) | service p50 / p99 ms | baseline p50 / p99 ms | p99 at half rate, service / baseline ms | ratio (≤ 2) |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { name, service, baseline } of rows) {
+    const ratio = service.peak.requestsPerSecond / baseline.peak.requestsPerSecond;
+    const p99Ratio = service.halfRateP99Ms / baseline.halfRateP99Ms;
+    console.log(
+      `| ${name} | ${fmt(service.peak.requestsPerSecond)} | ${fmt(baseline.peak.requestsPerSecond)} | ${fmt(ratio, 2)} ${mark(ratio >= 0.8)} | ` +
+        `${fmt(service.peak.p50Ms)} / ${fmt(service.peak.p99Ms)} | ${fmt(baseline.peak.p50Ms)} / ${fmt(baseline.peak.p99Ms)} | ` +
+        `${fmt(service.halfRateP99Ms)} / ${fmt(baseline.halfRateP99Ms)} | ${fmt(p99Ratio, 2)} ${mark(p99Ratio <= 2)} |`,
+    );
+  }
+}
+
+function printProcess(name: string, process: ServerProcess): void {
+  const rss = process.peakRssMb();
+  console.log(`- ${name}: ready ${fmt(process.readyMs)} ms after start (≤ 1500: ${mark(process.readyMs <= 1500)}), peak RSS ${fmt(rss)} MB (≤ 150: ${mark(rss <= 150)})`);
+}
+
+async function benchMysql(): Promise<void> {
+  const database = await createMysqlDatabase(settings.mysqlUrl, 'tt_bench');
+  const databaseUrl = (database.config as { url: string }).url;
+  try {
+    const fixture = await withKnex(database.config, (knex) => seedFixture(knex, listedTasks));
+    await checkBaselineStatements(databaseUrl, fixture);
+    const service = await startServerProcess(serviceScript, { ...serviceEnv, DATABASE_URL: databaseUrl });
+    const baseline = await startServerProcess(baselineScript, { DATABASE_URL: databaseUrl });
+    try {
+      const rows = [];
+      for (const operation of operations(fixture)) {
+        const [serviceFigures, baselineFigures] = await measure([service, baseline], fixture.key, operation);
+        rows.push({ name: operation.name, service: serviceFigures, baseline: baselineFigures });
+      }
+      console.log(`\n## MariaDB: service against the bare baseline (same statements; checked)\n`);
+      printMysqlTable(rows);
+      console.log('');
+      printProcess('service', service);
+      printProcess('baseline', baseline);
+    } finally {
+      await service.stop();
+      await baseline.stop();
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+async function benchSqlite(): Promise<void> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-bench-'));
+  const filename = path.join(folder, 'tasks.sqlite');
+  try {
+    const fixture = await withKnex({ client: 'sqlite', filename }, (knex) => seedFixture(knex, listedTasks));
+    const service = await startServerProcess(serviceScript, { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` });
+    try {
+      console.log(`\n## Embedded SQLite (the default): the service\n`);
+      console.log('| operation | req/s | p50 / p99 ms | p99 at half rate ms |');
+      console.log('|---|---:|---:|---:|');
+      for (const operation of operations(fixture)) {
+        const [figures] = await measure([service], fixture.key, operation);
+        console.log(`| ${operation.name} | ${fmt(figures.peak.requestsPerSecond)} | ${fmt(figures.peak.p50Ms)} / ${fmt(figures.peak.p99Ms)} | ${fmt(figures.halfRateP99Ms)} |`);
+      }
+      console.log('');
+      printProcess('service', service);
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const cpus = os.cpus();
+  console.log(`# task-tracker benchmark, ${new Date().toISOString()}`);
+  console.log(`${cpus.length} × ${cpus[0].model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+    `autocannon ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.rounds} rounds of ${settings.seconds} s per target (A/B/A/B); ` +
+    `half-rate p99 at half the service's peak.`);
+  await benchMysql();
+  await benchSqlite();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
