@@ -38,7 +38,7 @@ function databaseUrl(config: DatabaseConfig): string {
 /** `node dist/src/cli/serve.js` on a free port, with its JSON log lines. */
 async function serve(): Promise<{ child: ChildProcess; url: string; lines: Array<Record<string, any>> }> {
   const child = spawn(process.execPath, [entryPoint], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(database.config), PORT: '0', LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: '10' },
+    env: { ...process.env, DATABASE_URL: databaseUrl(database.config), PORT: '0', LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: '10', RATE_LIMIT_PER_MINUTE: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines: Array<Record<string, any>> = [];
@@ -59,7 +59,8 @@ it('answers every request it received before SIGTERM with success, then exits 0'
   const answers: Array<{ status: number; taskId?: string }> = [];
   let signalledAt = 0;
 
-  // Sixteen clients create tasks back to back until the service stops taking connections.
+  // Sixteen clients create tasks back to back until the service stops taking connections (with
+  // no rate limit: at full speed they would exceed the default one).
   const client = async () => {
     for (;;) {
       let res: Response;
