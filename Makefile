@@ -1,5 +1,5 @@
 # Each target installs from the lockfile first when node_modules is missing or older than it.
-.PHONY: run test contract mock mock-dynamic generate migrate lint clean
+.PHONY: run test contract bench mock mock-dynamic generate migrate lint clean
 
 INSTALLED := node_modules/.installed
 
@@ -16,6 +16,11 @@ test: $(INSTALLED)
 # The HTTP tests through prism proxy --errors, in front of the real service.
 contract: $(INSTALLED)
 	npm run test:contract
+
+# Throughput and latency against a bare node:http + mysql2 baseline on the local MariaDB, the
+# same on SQLite, then the scale check (a million tasks); prints figures, see BENCHMARKS.md.
+bench: $(INSTALLED)
+	npm run bench
 
 # The API from the document's examples on http://127.0.0.1:4010/v1, no database needed.
 mock: $(INSTALLED)

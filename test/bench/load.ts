@@ -2,6 +2,7 @@
 import autocannon from 'autocannon';
 
 export interface LoadResult {
+  requests: number;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -31,5 +32,5 @@ export async function drive(baseUrl: string, key: string, operation: Operation, 
   });
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) throw new Error(`${operation.name} on ${baseUrl}: ${failed} of ${result.requests.total} requests failed`);
-  return { requestsPerSecond: result.requests.total / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  return { requests: result.requests.total, requestsPerSecond: result.requests.total / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
 }

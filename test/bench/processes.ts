@@ -9,6 +9,8 @@ export interface ServerProcess {
   readyMs: number;
   /** The most resident memory the process has held since it started (VmHWM), in MB. */
   peakRssMb(): number;
+  /** CPU time the process has used so far (user and system), in seconds. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,11 @@ export async function startServerProcess(script: string, env: Record<string, str
     peakRssMb() {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+    },
+    cpuSeconds() {
+      // /proc/PID/stat: utime and stime, fields 14 and 15, in clock ticks (100 a second on Linux).
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
     },
     async stop() {
       child.kill('SIGTERM');

@@ -10,12 +10,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
-import { startService } from '../../src/server';
 import { statementsByOperation } from './baseline-server';
-import { createMysqlDatabase, operations, seedFixture, withKnex, type Fixture } from './fixture';
+import { createMysqlDatabase, operations, seedFixture, withKnex } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
 import { startServerProcess, type ServerProcess } from './processes';
+import { serviceStatements } from './service-statements';
 
 const settings = {
   mysqlUrl: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
@@ -33,73 +32,54 @@ const serviceEnv = { RATE_LIMIT_PER_MINUTE: '999999999', LOG_LEVEL: 'info' };
 
 interface Figures {
   peak: LoadResult;
+  /** The server's CPU time (user and system) per request at peak, in µs. */
+  cpuUsPerRequest: number;
   /** p99 at half the service's peak rate. */
   halfRateP99Ms: number;
 }
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const average = (results: LoadResult[]): LoadResult => ({
+  requests: results.reduce((sum, r) => sum + r.requests, 0),
   requestsPerSecond: mean(results.map((r) => r.requestsPerSecond)),
   p50Ms: mean(results.map((r) => r.p50Ms)),
   p99Ms: mean(results.map((r) => r.p99Ms)),
 });
 
 /** Warms every target, then measures them in turn, round after round, then at half the first's peak. */
-async function measure(targets: Array<{ url: string }>, key: string, operation: Operation): Promise<Figures[]> {
+async function measure(targets: ServerProcess[], key: string, operation: Operation): Promise<Figures[]> {
   const load = { connections: settings.connections, seconds: settings.seconds };
   for (const target of targets) await drive(target.url, key, operation, { ...load, seconds: settings.warmupSeconds });
   const runs: LoadResult[][] = targets.map(() => []);
+  const cpuSeconds = targets.map(() => 0);
   for (let round = 0; round < settings.rounds; round++) {
-    for (const [i, target] of targets.entries()) runs[i].push(await drive(target.url, key, operation, load));
+    for (const [i, target] of targets.entries()) {
+      const cpuBefore = target.cpuSeconds();
+      runs[i].push(await drive(target.url, key, operation, load));
+      cpuSeconds[i] += target.cpuSeconds() - cpuBefore;
+    }
   }
   const peaks = runs.map(average);
   const rate = Math.round(peaks[0].requestsPerSecond / 2);
   const halfRate: number[] = [];
   for (const target of targets) halfRate.push((await drive(target.url, key, operation, { ...load, rate })).p99Ms);
-  return peaks.map((peak, i) => ({ peak, halfRateP99Ms: halfRate[i] }));
-}
-
-/**
- * The baseline is only honest while it runs the service's statements: run each operation once
- * on the service in this process, note what knex sends, and compare.
- */
-async function checkBaselineStatements(databaseUrl: string, fixture: Fixture): Promise<void> {
-  const service = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }));
-  const call = ({ method, path: requestPath, body }: ReturnType<Operation['next']>) =>
-    fetch(service.url + requestPath, { method, body, headers: { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' } });
-  try {
-    // The key's first use records it (then once a minute, as under load): not part of the compared statements.
-    await call(operations(fixture)[1].next());
-    for (const operation of operations(fixture)) {
-      const sent: string[] = [];
-      const note = (query: { sql: string }) => sent.push(query.sql);
-      service.knex.on('query', note);
-      const response = await call(operation.next());
-      service.knex.off('query', note);
-      if (!response.ok) throw new Error(`${operation.name} answered ${response.status}`);
-      const expected = statementsByOperation[operation.name as keyof typeof statementsByOperation];
-      if (JSON.stringify(sent) !== JSON.stringify(expected)) {
-        throw new Error(`The baseline no longer runs the service's statements for ${operation.name}.\nservice:  ${sent.join('\n          ')}\nbaseline: ${expected.join('\n          ')}`);
-      }
-    }
-  } finally {
-    await service.stop();
-  }
+  return peaks.map((peak, i) => ({ peak, cpuUsPerRequest: (cpuSeconds[i] * 1e6) / peak.requests, halfRateP99Ms: halfRate[i] }));
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
 
 function printMysqlTable(rows: Array<{ name: string; service: Figures; baseline: Figures }>): void {
-  console.log('| operation | service req/s | baseline req/s | ratio (≥ 0.8) | service p50 / p99 ms | baseline p50 / p99 ms | p99 at half rate, service / baseline ms | ratio (≤ 2) |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| operation | service req/s | baseline req/s | ratio (≥ 0.8) | service p50 / p99 ms | baseline p50 / p99 ms | p99 at half rate, service / baseline ms | ratio (≤ 2) | CPU µs per request, service / baseline |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const { name, service, baseline } of rows) {
     const ratio = service.peak.requestsPerSecond / baseline.peak.requestsPerSecond;
     const p99Ratio = service.halfRateP99Ms / baseline.halfRateP99Ms;
     console.log(
       `| ${name} | ${fmt(service.peak.requestsPerSecond)} | ${fmt(baseline.peak.requestsPerSecond)} | ${fmt(ratio, 2)} ${mark(ratio >= 0.8)} | ` +
         `${fmt(service.peak.p50Ms)} / ${fmt(service.peak.p99Ms)} | ${fmt(baseline.peak.p50Ms)} / ${fmt(baseline.peak.p99Ms)} | ` +
-        `${fmt(service.halfRateP99Ms)} / ${fmt(baseline.halfRateP99Ms)} | ${fmt(p99Ratio, 2)} ${mark(p99Ratio <= 2)} |`,
+        `${fmt(service.halfRateP99Ms)} / ${fmt(baseline.halfRateP99Ms)} | ${fmt(p99Ratio, 2)} ${mark(p99Ratio <= 2)} | ` +
+        `${fmt(service.cpuUsPerRequest)} / ${fmt(baseline.cpuUsPerRequest)} |`,
     );
   }
 }
@@ -114,7 +94,11 @@ async function benchMysql(): Promise<void> {
   const databaseUrl = (database.config as { url: string }).url;
   try {
     const fixture = await withKnex(database.config, (knex) => seedFixture(knex, listedTasks));
-    await checkBaselineStatements(databaseUrl, fixture);
+    // The baseline is only honest while it runs the service's statements.
+    const sent = await serviceStatements(databaseUrl, fixture);
+    if (JSON.stringify(sent) !== JSON.stringify(statementsByOperation)) {
+      throw new Error(`The baseline no longer runs the service's statements:\nservice:  ${JSON.stringify(sent, null, 2)}\nbaseline: ${JSON.stringify(statementsByOperation, null, 2)}`);
+    }
     const service = await startServerProcess(serviceScript, { ...serviceEnv, DATABASE_URL: databaseUrl });
     const baseline = await startServerProcess(baselineScript, { DATABASE_URL: databaseUrl });
     try {
@@ -145,11 +129,11 @@ async function benchSqlite(): Promise<void> {
     const service = await startServerProcess(serviceScript, { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` });
     try {
       console.log(`\n## Embedded SQLite (the default): the service\n`);
-      console.log('| operation | req/s | p50 / p99 ms | p99 at half rate ms |');
-      console.log('|---|---:|---:|---:|');
+      console.log('| operation | req/s | p50 / p99 ms | p99 at half rate ms | CPU µs per request |');
+      console.log('|---|---:|---:|---:|---:|');
       for (const operation of operations(fixture)) {
         const [figures] = await measure([service], fixture.key, operation);
-        console.log(`| ${operation.name} | ${fmt(figures.peak.requestsPerSecond)} | ${fmt(figures.peak.p50Ms)} / ${fmt(figures.peak.p99Ms)} | ${fmt(figures.halfRateP99Ms)} |`);
+        console.log(`| ${operation.name} | ${fmt(figures.peak.requestsPerSecond)} | ${fmt(figures.peak.p50Ms)} / ${fmt(figures.peak.p99Ms)} | ${fmt(figures.halfRateP99Ms)} | ${fmt(figures.cpuUsPerRequest)} |`);
       }
       console.log('');
       printProcess('service', service);
