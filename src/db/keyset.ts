@@ -11,7 +11,7 @@ export interface KeysetOrder {
   descending: boolean;
 }
 
-interface Position {
+export interface Position {
   at: DbTimestamp;
   id: string;
 }
@@ -43,7 +43,8 @@ function orderName(order: KeysetOrder): string {
   return (order.descending ? '-' : '') + order.column;
 }
 
-function encodeCursor(order: KeysetOrder, position: Position): string {
+/** The cursor of the page that continues after `position`; opaque to clients. */
+export function encodeCursor(order: KeysetOrder, position: Position): string {
   return Buffer.from(JSON.stringify({ s: orderName(order), at: position.at, id: position.id })).toString('base64url');
 }
 

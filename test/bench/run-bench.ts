@@ -14,6 +14,7 @@ import { statementsByOperation } from './baseline-server';
 import { createMysqlDatabase, operations, seedFixture, withKnex } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
 import { startServerProcess, type ServerProcess } from './processes';
+import { fmt, mark } from './report';
 import { serviceStatements } from './service-statements';
 
 const settings = {
@@ -66,8 +67,6 @@ async function measure(targets: ServerProcess[], key: string, operation: Operati
   return peaks.map((peak, i) => ({ peak, cpuUsPerRequest: (cpuSeconds[i] * 1e6) / peak.requests, halfRateP99Ms: halfRate[i] }));
 }
 
-const fmt = (n: number, digits = 0) => n.toFixed(digits);
-const mark = (ok: boolean) => (ok ? 'yes' : '**no**');
 
 function printMysqlTable(rows: Array<{ name: string; service: Figures; baseline: Figures }>): void {
   console.log('| operation | service req/s | baseline req/s | ratio (≥ 0.8) | service p50 / p99 ms | baseline p50 / p99 ms | p99 at half rate, service / baseline ms | ratio (≤ 2) | CPU µs per request, service / baseline |');
