@@ -3,7 +3,6 @@
  * of tasks to read, change and list, and an empty project to create tasks in.
  */
 import type { Knex } from 'knex';
-import mysql from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 import { issueApiKey } from '../../src/cli/issue-api-key';
 import type { DatabaseConfig } from '../../src/config';
@@ -20,27 +19,6 @@ export interface Fixture {
 }
 
 const statuses = ['pending', 'in_progress', 'done'] as const;
-
-/** A fresh database on the MySQL server: `mysql://root@127.0.0.1:3306/` and a name. */
-export async function createMysqlDatabase(serverUrl: string, name: string): Promise<{ config: DatabaseConfig; drop(): Promise<void> }> {
-  const server = new URL(serverUrl);
-  const admin = () =>
-    mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
-  const connection = await admin();
-  await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
-  await connection.query(`CREATE DATABASE \`${name}\``);
-  await connection.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    config: { client: 'mysql', url: url.toString() },
-    async drop() {
-      const c = await admin();
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
-    },
-  };
-}
 
 /** Tasks of one project, `count` of them, created a second apart from `start`, statuses mixed. */
 export function taskRows(projectId: string, count: number, start = Date.parse('2026-01-01T00:00:00Z')) {

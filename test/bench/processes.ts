@@ -1,6 +1,8 @@
 /** A server under test, in a process of its own: how long it took to serve, and its peak memory. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../../src/paths';
 import { freePort } from '../support/free-port';
 
 export interface ServerProcess {
@@ -14,11 +16,20 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function startServerProcess(script: string, env: Record<string, string>): Promise<ServerProcess> {
+/** Node's arguments for the service exactly as `npm start` runs it: its flags and entry point. */
+export function serviceArguments(): string[] {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
+  const command = /&& node (.+)$/.exec(scripts.start)?.[1];
+  if (command === undefined) throw new Error(`cannot read the node command in the start script: ${scripts.start}`);
+  return command.split(' ').map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
+}
+
+/** Starts `node ...nodeArguments` with the environment and a free PORT; resolves once /readyz answers 200. */
+export async function startServerProcess(nodeArguments: string[], env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, nodeArguments, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -26,7 +37,7 @@ export async function startServerProcess(script: string, env: Record<string, str
   let gone = false;
   void exited.then(() => (gone = true));
   for (;;) {
-    if (gone) throw new Error(`${script} exited before it was ready`);
+    if (gone) throw new Error(`${nodeArguments.join(' ')} exited before it was ready`);
     const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
     if (ready) break;
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -11,9 +11,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { statementsByOperation } from './baseline-server';
-import { createMysqlDatabase, operations, seedFixture, withKnex } from './fixture';
+import { createMysqlDatabase } from '../support/mysql-database';
+import { operations, seedFixture, withKnex } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
-import { startServerProcess, type ServerProcess } from './processes';
+import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
 import { serviceStatements } from './service-statements';
 
@@ -25,8 +26,6 @@ const settings = {
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
 };
 const listedTasks = 1000;
-const distRoot = path.join(__dirname, '..', '..');
-const serviceScript = path.join(distRoot, 'src', 'cli', 'serve.js');
 const baselineScript = path.join(__dirname, 'baseline-server.js');
 /** The service as a user runs it, with a rate limit too high to refuse the load (but still counted). */
 const serviceEnv = { RATE_LIMIT_PER_MINUTE: '999999999', LOG_LEVEL: 'info' };
@@ -98,8 +97,8 @@ async function benchMysql(): Promise<void> {
     if (JSON.stringify(sent) !== JSON.stringify(statementsByOperation)) {
       throw new Error(`The baseline no longer runs the service's statements:\nservice:  ${JSON.stringify(sent, null, 2)}\nbaseline: ${JSON.stringify(statementsByOperation, null, 2)}`);
     }
-    const service = await startServerProcess(serviceScript, { ...serviceEnv, DATABASE_URL: databaseUrl });
-    const baseline = await startServerProcess(baselineScript, { DATABASE_URL: databaseUrl });
+    const service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: databaseUrl });
+    const baseline = await startServerProcess([baselineScript], { DATABASE_URL: databaseUrl });
     try {
       const rows = [];
       for (const operation of operations(fixture)) {
@@ -125,7 +124,7 @@ async function benchSqlite(): Promise<void> {
   const filename = path.join(folder, 'tasks.sqlite');
   try {
     const fixture = await withKnex({ client: 'sqlite', filename }, (knex) => seedFixture(knex, listedTasks));
-    const service = await startServerProcess(serviceScript, { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` });
+    const service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` });
     try {
       console.log(`\n## Embedded SQLite (the default): the service\n`);
       console.log('| operation | req/s | p50 / p99 ms | p99 at half rate ms | CPU µs per request |');

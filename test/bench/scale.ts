@@ -9,15 +9,15 @@
  * BENCH_SECONDS per create run (5), BENCH_WARMUP_SECONDS (3).
  */
 import os from 'node:os';
-import path from 'node:path';
 import type { Knex } from 'knex';
 import type { DatabaseConfig } from '../../src/config';
 import { createRepositories } from '../../src/db/repositories';
 import { encodeCursor } from '../../src/db/keyset';
 import type { DbTimestamp } from '../../src/db/timestamps';
-import { createMysqlDatabase, seedFixture, withKnex, type Fixture } from './fixture';
+import { createMysqlDatabase } from '../support/mysql-database';
+import { seedFixture, withKnex, type Fixture } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
-import { startServerProcess, type ServerProcess } from './processes';
+import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
 
 const settings = {
@@ -27,7 +27,6 @@ const settings = {
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
 };
 type MysqlConfig = Extract<DatabaseConfig, { client: 'mysql' }>;
-const serviceScript = path.join(__dirname, '..', '..', 'src', 'cli', 'serve.js');
 
 const bigProjectTasks = 1_000_000;
 const neighbourTasks = 100_000;
@@ -285,7 +284,7 @@ function printCreateTable(empty: LoadResult, full: LoadResult): void {
 async function checkScale(database: MysqlConfig): Promise<void> {
   await withKnex(database, async (knex) => {
     const { fixture, neighbourIds } = await seedProjects(knex);
-    const service = await startServerProcess(serviceScript, { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '999999999' });
+    const service = await startServerProcess(serviceArguments(), { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '999999999' });
     try {
       const createEmpty = await measureCreate(service, fixture.key, fixture.emptyProjectId);
       await seedTasks(knex, fixture.listedProjectId, neighbourIds);

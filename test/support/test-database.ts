@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import mysql from 'mysql2/promise';
 import type { DatabaseConfig } from '../../src/config';
+import { createMysqlDatabase } from './mysql-database';
 
 declare const testDatabase: 'sqlite' | 'mysql';
 
@@ -32,19 +32,5 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const server = new URL(mysqlServerUrl);
-  const admin = () => mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
-  const connection = await admin();
-  await connection.query(`CREATE DATABASE \`${name}\``);
-  await connection.end();
-  const url = new URL(mysqlServerUrl);
-  url.pathname = `/${name}`;
-  return {
-    config: { client: 'mysql', url: url.toString() },
-    async drop() {
-      const c = await admin();
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
-    },
-  };
+  return createMysqlDatabase(mysqlServerUrl, name);
 }
