@@ -11,7 +11,7 @@ export interface KeysetOrder {
   descending: boolean;
 }
 
-export interface Position {
+interface Position {
   at: DbTimestamp;
   id: string;
 }

@@ -50,6 +50,16 @@ function toTask(row: TaskRow): Task {
   };
 }
 
+const insertedColumns = ['task_id', 'project_id', 'title', 'description', 'status', 'created_at', 'updated_at', 'version'] as const;
+
+/**
+ * One statement: the row is inserted only if the tenant has the project (and, by the foreign
+ * key, only while it exists); no row inserted means no such project.
+ */
+const insertIfProjectOfTenant =
+  `insert into tasks (${insertedColumns.join(', ')}) select ${insertedColumns.map(() => '?').join(', ')} ` +
+  'from projects where project_id = ? and tenant_id = ?';
+
 export function tasksRepository(knex: Knex) {
   const ofTenant = (tenantId: string, taskId: string) =>
     knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
@@ -70,14 +80,8 @@ export function tasksRepository(knex: Knex) {
         updated_at: now,
         version: 1,
       };
-      // One statement: the row is inserted only if the tenant has the project (and, by the
-      // foreign key, only while it exists).
-      const columns = Object.keys(row);
       const inserted = await knex
-        .raw(
-          `insert into tasks (${columns.join(', ')}) select ${columns.map(() => '?').join(', ')} from projects where project_id = ? and tenant_id = ?`,
-          [...(Object.values(row) as Knex.Value[]), task.project_id, tenantId],
-        )
+        .raw(insertIfProjectOfTenant, [...insertedColumns.map((column) => row[column] as Knex.Value), task.project_id, tenantId])
         .catch((error: unknown) => {
           // The project was deleted while the row went in.
           throw isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : error;
