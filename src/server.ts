@@ -2,14 +2,13 @@
  * Starting and stopping the service: database, migrations, router and HTTP server. Tests start
  * it on port 0 and read the port it got.
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
 import type { Config } from './config';
 import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
-import { createApp } from './http/app';
+import { createApp, httpServerFor } from './http/app';
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
@@ -39,7 +38,7 @@ export async function startService(config: Config, options: { logDestination?: D
     const shutdown = shutdownSignal();
     const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
     const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown, rateLimiter });
-    const server = http.createServer(app);
+    const server = httpServerFor(app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
