@@ -13,6 +13,7 @@ import type { OperationHandler, OperationHandlers, OperationId } from '../handle
 import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
+import { CompiledRouter } from './compiled-router';
 import type { HttpReply } from './http-reply';
 import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
@@ -61,15 +62,6 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
   };
 }
 
-/** For a 405's Allow header: each path template of the document, as a pattern, with its methods. */
-function methodsByPath(definition: Document): Array<{ pattern: RegExp; methods: string[] }> {
-  const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-  return Object.entries(definition.paths ?? {}).map(([template, item]) => ({
-    pattern: new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '/?$'),
-    methods: Object.keys(item ?? {}).filter((key) => httpMethods.includes(key)).map((m) => m.toUpperCase()),
-  }));
-}
-
 /** Routes and answers a request, noting in `facts` which operation it was. */
 export type OperationRouter = (request: Request, facts: RequestFacts) => Promise<HttpReply>;
 
@@ -89,7 +81,7 @@ export async function createOperationRouter(definition: Document, repositories: 
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories));
   }
-  const paths = methodsByPath(definition);
+  let router: CompiledRouter;
 
   api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys));
   api.register({
@@ -97,7 +89,7 @@ export async function createOperationRouter(definition: Document, repositories: 
       throw new ProblemError('route-not-found', `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`);
     },
     methodNotAllowed: (context: Context) => {
-      const allowed = paths.find(({ pattern }) => pattern.test(context.request.path))?.methods ?? [];
+      const allowed = router.allowedMethods(context.request);
       throw new ProblemError(
         'method-not-allowed',
         `${context.request.path} has no ${context.request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
@@ -126,10 +118,7 @@ export async function createOperationRouter(definition: Document, repositories: 
     },
   });
   await api.init();
+  router = api.router = api.validator.router = new CompiledRouter(api.definition);
   api.validator.preCompileRequestValidators();
-  // The router flattens the document's operations anew for every request it matches (twice);
-  // the document never changes once loaded, so flatten it once.
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
   return (request, facts) => api.handleRequest(request, facts) as Promise<HttpReply>;
 }
