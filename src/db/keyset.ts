@@ -23,6 +23,12 @@ export interface PageQuery {
   /** Narrows the rows to the list's own: a tenant's projects, a project's tasks. */
   scope: (query: Knex.QueryBuilder) => void;
   /**
+   * A filter as parts that each have an index in the page's order: a task list filtered by
+   * several statuses, one part per status. No index serves `status IN (…)` and the order
+   * together, so the page's ids are merged from one seek through each part.
+   */
+  parts?: Array<(query: Knex.QueryBuilder) => void>;
+  /**
    * Keeps only the rows the caller may see (a join to the owning tenant), applied to the page's
    * rows after the ids are chosen, so the choice stays a scan of the index alone.
    */
@@ -66,20 +72,30 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
 /**
  * Selects one page. The ids are chosen first by an inner query the index covers, then joined
  * back to the table (a deferred join): MariaDB runs that as an index range that costs the same
- * on page 1000 as on page 1, where a plain keyset SELECT * steps over every earlier row.
+ * on page 1000 as on page 1, where a plain keyset SELECT * steps over every earlier row. A list
+ * in parts takes the first ids of each part's own seek, then the first of those.
  */
 export async function selectPage<Row extends Record<string, unknown>>(query: PageQuery): Promise<Page<Row>> {
   const { db, table, idColumn, scope, order, limit } = query;
   const direction = order.descending ? 'desc' : 'asc';
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order);
-  const ids = db(table).select(idColumn).where(scope);
-  if (after) {
-    const [atOrBeyond, beyond] = order.descending ? ['<=', '<'] : ['>=', '>'];
-    ids
-      .where(order.column, atOrBeyond, after.at)
-      .andWhere((q) => q.where(order.column, beyond, after.at).orWhere(idColumn, beyond, after.id));
-  }
-  ids.orderBy([{ column: order.column, order: direction }, { column: idColumn, order: direction }]).limit(limit + 1);
+  const inOrder = (q: Knex.QueryBuilder) => q.orderBy([{ column: order.column, order: direction }, { column: idColumn, order: direction }]).limit(limit + 1);
+  const seek = (columns: string[], part?: (q: Knex.QueryBuilder) => void) => {
+    const ids = db(table).select(columns).where(scope);
+    if (part) ids.where(part);
+    if (after) {
+      const [atOrBeyond, beyond] = order.descending ? ['<=', '<'] : ['>=', '>'];
+      ids
+        .where(order.column, atOrBeyond, after.at)
+        .andWhere((q) => q.where(order.column, beyond, after.at).orWhere(idColumn, beyond, after.id));
+    }
+    return inOrder(ids);
+  };
+  const parts = query.parts ?? [];
+  const keys = [idColumn, order.column];
+  // Each seek is a derived table: SQLite allows no ORDER BY or LIMIT in a bare UNION arm.
+  const seeks = () => db.unionAll(parts.map((part, i) => db.select(keys).from(seek(keys, part).as(`seek${i}`))));
+  const ids = parts.length > 1 ? inOrder(db.select(idColumn).from(seeks().as('seeks'))) : seek([idColumn], parts[0]);
 
   const rows: Row[] = await db(table)
     .select(`${table}.*`)

@@ -102,10 +102,8 @@ export function tasksRepository(knex: Knex) {
         db: knex,
         table: 'tasks',
         idColumn: 'task_id',
-        scope: (q) => {
-          q.where('tasks.project_id', projectId);
-          if (status) q.whereIn('tasks.status', status);
-        },
+        scope: (q) => q.where('tasks.project_id', projectId),
+        parts: status?.map((one) => (q: Knex.QueryBuilder) => q.where('tasks.status', one)),
         // A condition on no column of the page: the database reads the project's row once.
         visibleTo: (q) => q.whereExists(projectOfTenant(tenantId, projectId)),
         order: { column: sort.replace('-', '') as 'created_at' | 'updated_at', descending: sort.startsWith('-') },

@@ -78,6 +78,23 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
     },
   );
 
+  it.each(['created_at', '-created_at', 'updated_at', '-updated_at'] as Sort[])(
+    'walks the tasks of two statuses exactly once in %s order, merged across pages',
+    async (sort) => {
+      const projectId = await newProject();
+      const tasks = await addTasks(projectId, 9);
+      const statuses: TaskStatus[] = ['done', 'in_progress', 'pending'];
+      // Changed in a scrambled order, so updated_at disagrees with creation order.
+      for (const i of [4, 1, 7, 0, 8, 2, 6, 3, 5]) {
+        const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: tasks[i].task_id } }, body: { status: statuses[i % 3] } });
+        tasks[i] = data!;
+      }
+      const seen = await walk(projectId, { limit: 2, sort, status: ['pending', 'done'] });
+      const expected = tasks.filter((t) => t.status !== 'in_progress').sort(byKey(sort));
+      expect(seen.map((t) => t.task_id)).toEqual(expected.map((t) => t.task_id));
+    },
+  );
+
   it('filters by one status or several', async () => {
     const projectId = await newProject();
     const tasks = await addTasks(projectId, 6);

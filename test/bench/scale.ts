@@ -42,8 +42,15 @@ const deepRatioTarget = 1.2;
 
 const sorts = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 type Sort = (typeof sorts)[number];
-const filters = [{ name: 'none' }, { name: 'status=pending', status: 'pending' }] as const;
-type Filter = (typeof filters)[number];
+interface Filter {
+  name: string;
+  statuses: string[];
+}
+const filters: Filter[] = [
+  { name: 'none', statuses: [] },
+  { name: 'status=pending', statuses: ['pending'] },
+  { name: 'status=pending&status=in_progress', statuses: ['pending', 'in_progress'] },
+];
 
 /**
  * The rows of one project made by the SEQUENCE engine, seq 1..count: created_at climbs by
@@ -181,7 +188,7 @@ interface DeepPage {
 async function findDeepPage(knex: Knex, projectId: string, sort: Sort, filter: Filter): Promise<DeepPage> {
   const column = sort.replace('-', '');
   const order = sort.startsWith('-') ? 'desc' : 'asc';
-  const listed = () => knex('tasks').where('project_id', projectId).modify((q) => 'status' in filter && q.where('status', filter.status));
+  const listed = () => knex('tasks').where('project_id', projectId).modify((q) => filter.statuses.length > 0 && q.whereIn('status', filter.statuses));
   const [{ count }] = await listed().count({ count: '*' });
   const after = Math.floor(Number(count) * deepShare);
   const rows: Array<Record<string, string>> = await listed()
@@ -206,7 +213,7 @@ async function fetchPage(service: ServerProcess, key: string, requestPath: strin
   const body = (await response.json()) as { data?: TaskItem[] };
   const ms = performance.now() - started;
   const items = body.data ?? [];
-  const wrong = items.find((item) => item.project_id !== projectId || ('status' in filter && item.status !== filter.status));
+  const wrong = items.find((item) => item.project_id !== projectId || (filter.statuses.length > 0 && !filter.statuses.includes(item.status)));
   if (response.status !== 200 || items.length !== pageLimit || wrong) {
     throw new Error(`GET ${requestPath}: ${response.status}, ${items.length} items${wrong ? `, ${JSON.stringify(wrong)} does not belong` : ''}`);
   }
@@ -230,7 +237,7 @@ interface ListFigures {
 /** Page 1 and the deep page, alternated after a warm-up so drift hits both alike; checks the deep page is the right one. */
 async function measureList(service: ServerProcess, knex: Knex, key: string, projectId: string, sort: Sort, filter: Filter): Promise<ListFigures> {
   const deepPage = await findDeepPage(knex, projectId, sort, filter);
-  const base = `/v1/projects/${projectId}/tasks?limit=${pageLimit}&sort=${sort}${'status' in filter ? `&status=${filter.status}` : ''}`;
+  const base = `/v1/projects/${projectId}/tasks?limit=${pageLimit}&sort=${sort}${filter.statuses.map((status) => `&status=${status}`).join('')}`;
   const deepPath = `${base}&cursor=${deepPage.cursor}`;
   const figures: ListFigures = { sort, filter, deepAfter: deepPage.after, page1: [], deep: [] };
   for (let i = 0; i < warmupRequests + measuredRequests; i++) {
