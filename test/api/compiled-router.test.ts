@@ -47,10 +47,17 @@ describe('CompiledRouter routes as openapi-backend does', () => {
     }
   });
 
-  it('parses a request for its operation as openapi-backend does', () => {
-    const request = { method: 'GET', path: `/v1/projects/${id}/tasks`, query: { limit: '5', status: 'done' }, headers: { Authorization: 'Bearer x' } };
-    const operation = stock.matchOperation(request, true);
-    expect(compiled.parseRequest(request, compiled.matchOperation(request, true))).toEqual(stock.parseRequest(request, operation));
+  it.each([
+    { method: 'GET', path: `/v1/projects/${id}/tasks`, query: { limit: '5', status: ['done', 'pending'] }, headers: { Authorization: 'Bearer x', Cookie: 'a=1' } },
+    { method: 'PATCH', path: `/v1/tasks/${id}/`, query: {}, headers: { 'content-type': 'application/json' }, body: { status: 'done' } },
+    { method: 'DELETE', path: '/v1/projects/caf%C3%A9%20x', headers: {} },
+    { method: 'GET', path: '/v1/tasks/a.b?limit=2', headers: {} },
+    { method: 'POST', path: '/v1/tasks', headers: {}, body: '{"title": "a string body"}' },
+  ])('parses $method $path, before routing and for its operation, as openapi-backend does', (request) => {
+    expect(compiled.parseRequest(request)).toEqual(stock.parseRequest(request));
+    const parsed = compiled.parseRequest(request, compiled.matchOperation(request, true));
+    expect(parsed).toEqual(stock.parseRequest(request, stock.matchOperation(request, true)));
+    expect(compiled.parseRequest(request, compiled.matchOperation(request, true))).toBe(parsed);
   });
 
   it('allows, for a 405, the methods the document gives the path', () => {
