@@ -47,7 +47,7 @@ describe('CompiledRouter routes as openapi-backend does', () => {
     }
   });
 
-  it.each([
+  it.each<Request>([
     { method: 'GET', path: `/v1/projects/${id}/tasks`, query: { limit: '5', status: ['done', 'pending'] }, headers: { Authorization: 'Bearer x', Cookie: 'a=1' } },
     { method: 'PATCH', path: `/v1/tasks/${id}/`, query: {}, headers: { 'content-type': 'application/json' }, body: { status: 'done' } },
     { method: 'DELETE', path: '/v1/projects/caf%C3%A9%20x', headers: {} },
