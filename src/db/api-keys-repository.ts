@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyScope } from '../api-key-format';
+import { compileSelect } from './compiled-statement';
 import { translatingErrors } from './database-errors';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 
@@ -41,6 +42,13 @@ export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;
 
 export function apiKeysRepository(knex: Knex) {
   const lastUseWritten = new Map<string, number>();
+  const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) =>
+    knex('api_keys')
+      .first('key_id', 'tenant_id', 'scopes')
+      .where('key_hash', keyHash)
+      .whereNull('revoked_at')
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)),
+  );
 
   return translatingErrors({
     /** Stores a key by its hash; returns the new key's id. */
@@ -60,11 +68,7 @@ export function apiKeysRepository(knex: Knex) {
 
     /** The principal of a key that exists and is neither revoked nor expired. */
     async findActive(keyHash: string): Promise<Principal | undefined> {
-      const row: { key_id: string; tenant_id: string; scopes: string } | undefined = await knex('api_keys')
-        .first('key_id', 'tenant_id', 'scopes')
-        .where('key_hash', keyHash)
-        .whereNull('revoked_at')
-        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', nowForDb()));
+      const [row] = await selectActive<{ key_id: string; tenant_id: string; scopes: string }>({ keyHash, now: nowForDb() });
       return row && { keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) };
     },
 

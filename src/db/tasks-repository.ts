@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
 import { affectedRows } from './affected-rows';
+import { compileSelect } from './compiled-statement';
 import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
@@ -63,6 +64,7 @@ const insertIfProjectOfTenant =
 export function tasksRepository(knex: Knex) {
   const ofTenant = (tenantId: string, taskId: string) =>
     knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
+  const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => ofTenant(tenantId, taskId).first());
   const projectOfTenant = (tenantId: string, projectId: string) =>
     knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
 
@@ -91,7 +93,7 @@ export function tasksRepository(knex: Knex) {
     },
 
     async find(tenantId: string, taskId: string): Promise<Versioned<Task> | undefined> {
-      const row: TaskRow | undefined = await ofTenant(tenantId, taskId).first();
+      const [row] = await selectTaskOfTenant<TaskRow>({ tenantId, taskId });
       return row && versioned(row);
     },
 

@@ -1,0 +1,29 @@
+/**
+ * A SELECT written with knex's query builder, compiled to its dialect's SQL once and run with new
+ * values each time. For the reads every request makes (the key lookup, one task), building and
+ * compiling the query anew took about 7 µs of CPU each, as much as the rest of knex's work.
+ */
+import type { Knex } from 'knex';
+
+/** Where each binding comes from: a value named at run time, or a constant of the query (a LIMIT). */
+type Slot<Name> = { name: Name } | { constant: Knex.Value };
+
+export type CompiledSelect<Name extends string> = <Row>(values: Record<Name, Knex.Value>) => Promise<Row[]>;
+
+/**
+ * `build` gets a stand-in for each named value to put where the value goes. The stand-ins are
+ * strings no caller sends, so every binding of the compiled query is known for one or the other.
+ */
+export function compileSelect<Name extends string>(knex: Knex, names: readonly Name[], build: (values: Record<Name, string>) => Knex.QueryBuilder): CompiledSelect<Name> {
+  const standIns = Object.fromEntries(names.map((name) => [name, `\u0000${name}\u0000`])) as Record<Name, string>;
+  const { sql, bindings } = build(standIns).toSQL();
+  const slots: Array<Slot<Name>> = bindings.map((binding) => {
+    const name = names.find((candidate) => standIns[candidate] === binding);
+    return name === undefined ? { constant: binding } : { name };
+  });
+  return async <Row>(values: Record<Name, Knex.Value>) => {
+    const result: unknown = await knex.raw(sql, slots.map((slot) => ('name' in slot ? values[slot.name] : slot.constant)));
+    // mysql2 answers a raw SELECT with [rows, fields], better-sqlite3 with the rows.
+    return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Row[];
+  };
+}
