@@ -65,6 +65,7 @@ export function tasksRepository(knex: Knex) {
   const ofTenant = (tenantId: string, taskId: string) =>
     knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
   const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => ofTenant(tenantId, taskId).first());
+  const taskRow = async (tenantId: string, taskId: string) => (await selectTaskOfTenant<TaskRow>({ tenantId, taskId }))[0] as TaskRow | undefined;
   const projectOfTenant = (tenantId: string, projectId: string) =>
     knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
 
@@ -93,7 +94,7 @@ export function tasksRepository(knex: Knex) {
     },
 
     async find(tenantId: string, taskId: string): Promise<Versioned<Task> | undefined> {
-      const [row] = await selectTaskOfTenant<TaskRow>({ tenantId, taskId });
+      const row = await taskRow(tenantId, taskId);
       return row && versioned(row);
     },
 
@@ -119,7 +120,7 @@ export function tasksRepository(knex: Knex) {
 
     /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
     async update(tenantId: string, taskId: string, changes: TaskUpdate, condition?: VersionCondition): Promise<Versioned<Task> | undefined> {
-      const row = await changeVersioned<TaskRow>(() => ofTenant(tenantId, taskId), changes, condition, 'task');
+      const row = await changeVersioned<TaskRow>(() => ofTenant(tenantId, taskId), changes, condition, 'task', () => taskRow(tenantId, taskId));
       return row && versioned(row);
     },
 

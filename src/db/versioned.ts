@@ -37,9 +37,16 @@ function onlyIf(query: Knex.QueryBuilder, condition: VersionCondition): Knex.Que
  * answer is built from the row as this change left it, in two statements and no transaction.
  * When another change came between the two, the row is read again.
  */
-export async function changeVersioned<Row extends VersionedRow>(scoped: Scoped, changes: object, condition: VersionCondition, resource: Resource): Promise<Row | undefined> {
+export async function changeVersioned<Row extends VersionedRow>(
+  scoped: Scoped,
+  changes: object,
+  condition: VersionCondition,
+  resource: Resource,
+  /** Reads the row as `scoped` selects it; a compiled statement where the repository has one. */
+  read: () => Promise<Row | undefined> = () => scoped().first(),
+): Promise<Row | undefined> {
   for (;;) {
-    const row: Row | undefined = await scoped().first();
+    const row = await read();
     if (row === undefined) return undefined;
     if (condition !== undefined && !condition.includes(row.version)) throw new PreconditionFailedError(resource);
     const now = nowForDb();
