@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyScope } from '../api-key-format';
-import { compileSelect } from './compiled-statement';
+import { compileSelect } from './compiled-select';
 import { translatingErrors } from './database-errors';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 

@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
 import { affectedRows } from './affected-rows';
-import { compileSelect } from './compiled-statement';
+import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
