@@ -330,7 +330,7 @@ export interface components {
          *     |---|---|---|
          *     | `/problems/malformed-json` | 400 | the body is not valid JSON |
          *     | `/problems/invalid-request` | 400 | a body, path or query value breaks the schema; `errors` lists each problem |
-         *     | `/problems/invalid-cursor` | 400 | a `cursor` that cannot be decoded or belongs to another `sort` |
+         *     | `/problems/invalid-cursor` | 400 | a `cursor` that cannot be decoded, names a position no item can have, or belongs to another `sort` |
          *     | `/problems/unauthenticated` | 401 | a missing, malformed, unknown or revoked key |
          *     | `/problems/insufficient-scope` | 403 | the key lacks the scope the operation needs |
          *     | `/problems/not-found` | 404 | no such project or task for this tenant |
@@ -562,7 +562,13 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The database cannot be reached; nothing was written. Try again after `Retry-After` seconds. */
+        /**
+         * @description The database could not be reached or stopped answering. Whether a change this request
+         *     asked for was made is not known: the connection can be lost after the database committed
+         *     it. Retry after `Retry-After` seconds with the same `Idempotency-Key` (a create) or the
+         *     same `If-Match` (a change or delete), which is safe either way, or read the resource
+         *     first.
+         */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -586,18 +592,20 @@ export interface components {
          */
         TaskId: components["schemas"]["Uuid"];
         /**
-         * @description The most items a page holds.
+         * @description The most items a page holds, in plain decimal digits (`limit=20`).
          * @example 50
          */
         Limit: number;
         /**
          * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-         *     cannot be decoded, or that was made for another `sort`, is a `400`.
-         * @example eyJzIjoiY3JlYXRlZF9hdCJ9
+         *     cannot be decoded, that names a position no item can have, or that was made for another
+         *     `sort`, is a `400`.
+         * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
          */
         Cursor: string;
         /**
          * @description Only tasks in these states; repeat the parameter for several (`?status=pending&status=done`).
+         *     A state given more than once counts once.
          * @example [
          *       "pending",
          *       "in_progress"
@@ -606,9 +614,13 @@ export interface components {
         TaskStatusFilter: components["schemas"]["TaskStatus"][];
         /**
          * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
-         *     response again (with `Idempotent-Replayed: true`) and creates nothing. The same key with
-         *     another body is `422`; a retry while the first request still runs is `409`. Keys belong
-         *     to the tenant.
+         *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+         *     to the first request's answer in the same transaction as its change, so a retry after
+         *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+         *     while the first request still runs waits for it and answers as it did; `409` if the
+         *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+         *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+         *     hours.
          * @example 4f1c2b9e-retry-safe-create
          */
         IdempotencyKey: string;
@@ -687,14 +699,15 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The most items a page holds.
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`).
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-                 *     cannot be decoded, or that was made for another `sort`, is a `400`.
-                 * @example eyJzIjoiY3JlYXRlZF9hdCJ9
+                 *     cannot be decoded, that names a position no item can have, or that was made for another
+                 *     `sort`, is a `400`.
+                 * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -730,9 +743,13 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
-                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The same key with
-                 *     another body is `422`; a retry while the first request still runs is `409`. Keys belong
-                 *     to the tenant.
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+                 *     to the first request's answer in the same transaction as its change, so a retry after
+                 *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+                 *     while the first request still runs waits for it and answers as it did; `409` if the
+                 *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+                 *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+                 *     hours.
                  * @example 4f1c2b9e-retry-safe-create
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -916,6 +933,7 @@ export interface operations {
             query?: {
                 /**
                  * @description Only tasks in these states; repeat the parameter for several (`?status=pending&status=done`).
+                 *     A state given more than once counts once.
                  * @example [
                  *       "pending",
                  *       "in_progress"
@@ -928,14 +946,15 @@ export interface operations {
                  */
                 sort?: components["parameters"]["TaskSort"];
                 /**
-                 * @description The most items a page holds.
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`).
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-                 *     cannot be decoded, or that was made for another `sort`, is a `400`.
-                 * @example eyJzIjoiY3JlYXRlZF9hdCJ9
+                 *     cannot be decoded, that names a position no item can have, or that was made for another
+                 *     `sort`, is a `400`.
+                 * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -978,9 +997,13 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
-                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The same key with
-                 *     another body is `422`; a retry while the first request still runs is `409`. Keys belong
-                 *     to the tenant.
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+                 *     to the first request's answer in the same transaction as its change, so a retry after
+                 *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+                 *     while the first request still runs waits for it and answers as it did; `409` if the
+                 *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+                 *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+                 *     hours.
                  * @example 4f1c2b9e-retry-safe-create
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

@@ -25,6 +25,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Where several instances share their rate-limit counts; in memory when unset. */
   redisUrl?: string;
+  /** How often expired rows (Idempotency-Keys older than 24 hours) are looked for and removed. */
+  cleanupIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -61,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceSeconds: parseSeconds('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 10),
     rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
     redisUrl: parseRedisUrl(env.REDIS_URL),
+    cleanupIntervalSeconds: parsePositiveSeconds('CLEANUP_INTERVAL_SECONDS', env.CLEANUP_INTERVAL_SECONDS, 60),
   };
 }
 
@@ -80,6 +83,12 @@ function parseSeconds(name: string, value: string | undefined, fallback: number)
   if (value === undefined || value === '') return fallback;
   const seconds = Number(value);
   if (!/^\d+(\.\d+)?$/.test(value) || seconds > 3600) throw new ConfigError(`${name} must be a number of seconds up to 3600, not ${JSON.stringify(value)}`);
+  return seconds;
+}
+
+function parsePositiveSeconds(name: string, value: string | undefined, fallback: number): number {
+  const seconds = parseSeconds(name, value, fallback);
+  if (seconds === 0) throw new ConfigError(`${name} must be more than 0 seconds`);
   return seconds;
 }
 

@@ -22,7 +22,10 @@ export class InvalidCursorError extends Error {
   }
 }
 
-/** The database cannot be reached or did not answer in time; nothing was written. */
+/**
+ * The database cannot be reached, dropped the connection or did not answer in time. A change
+ * may or may not have been made: the connection can be lost after the COMMIT reached the server.
+ */
 export class DatabaseUnavailableError extends Error {
   constructor(cause: unknown) {
     super('The database cannot be reached.', { cause });
@@ -33,5 +36,22 @@ export class DatabaseUnavailableError extends Error {
 export class PreconditionFailedError extends Error {
   constructor(resource: 'project' | 'task') {
     super(`The ${resource} has changed since the ETag you sent; read it again and retry.`);
+  }
+}
+
+/**
+ * Another request bound this Idempotency-Key to its answer while this one ran; this one's
+ * changes were rolled back, and the other's answer is the one to give.
+ */
+export class IdempotencyKeyTakenError extends Error {
+  constructor() {
+    super('The Idempotency-Key was bound by another request meanwhile.');
+  }
+}
+
+/** A request with the same Idempotency-Key is still running and has not let go of the key in time. */
+export class IdempotencyKeyBusyError extends Error {
+  constructor() {
+    super('A request with this Idempotency-Key is still running; retry shortly.');
   }
 }

@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
+import { startCleanup } from './cleanup/expired-rows';
 import type { Config } from './config';
 import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
@@ -34,7 +35,8 @@ export async function startService(config: Config, options: { logDestination?: D
   try {
     await migrateToLatest(knex);
     const document = loadDocument();
-    const route = await createOperationRouter(document.definition, createRepositories(knex));
+    const repositories = createRepositories(knex);
+    const route = await createOperationRouter(document.definition, repositories);
     const shutdown = shutdownSignal();
     const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
     const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown, rateLimiter });
@@ -43,6 +45,7 @@ export async function startService(config: Config, options: { logDestination?: D
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
+    const cleanup = startCleanup(repositories, { intervalMs: config.cleanupIntervalSeconds * 1000, logger });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     return {
@@ -64,6 +67,7 @@ export async function startService(config: Config, options: { logDestination?: D
         await closed;
         clearInterval(idleSweep);
         clearTimeout(deadline);
+        await cleanup.stop();
         await rateLimiter?.close();
         await knex.destroy();
       },

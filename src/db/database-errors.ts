@@ -18,7 +18,6 @@ const unavailableCodes = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT',
-  'ER_LOCK_DEADLOCK',
   // better-sqlite3
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
@@ -26,6 +25,23 @@ const unavailableCodes = new Set([
   'SQLITE_FULL',
   'SQLITE_IOERR',
 ]);
+
+/**
+ * The database gave up a transaction for a conflict with another: a deadlock, or on Galera a write
+ * set that failed certification (reported as a deadlock, 1213, SQLSTATE 40001). Nothing of it
+ * was applied, so it can run again.
+ */
+const writeConflictCodes = new Set(['ER_LOCK_DEADLOCK']);
+
+/**
+ * A conditional write found its row changed since it was read (the version moved on): the
+ * transaction is to be run again from its reads.
+ */
+export class WriteConflictError extends Error {
+  constructor() {
+    super('The row changed between its read and its write.');
+  }
+}
 
 const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
 const duplicateKeyCodes = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
@@ -41,6 +57,12 @@ export function isUnavailable(error: unknown): boolean {
   // mysql2 marks every error that ends its connection fatal (some carry no code, such as a query
   // on a connection the server dropped); knex's pool gives up waiting with a KnexTimeoutError.
   return (error as { fatal?: unknown } | null)?.fatal === true || (error as Error | null)?.name === 'KnexTimeoutError';
+}
+
+export function isWriteConflict(error: unknown): boolean {
+  if (error instanceof WriteConflictError) return true;
+  const code = codeOf(error);
+  return code !== undefined && writeConflictCodes.has(code);
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../errors';
-import { dbTimestampPattern, type DbTimestamp } from './timestamps';
+import { dbTimestampPattern, isRealTimestamp, type DbTimestamp } from './timestamps';
 
 export interface KeysetOrder {
   column: 'created_at' | 'updated_at';
@@ -65,6 +65,7 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
   if (typeof at !== 'string' || !dbTimestampPattern.test(at) || typeof id !== 'string' || !uuidPattern.test(id)) {
     throw new InvalidCursorError('cannot be decoded');
   }
+  if (!isRealTimestamp(at)) throw new InvalidCursorError('names a position no item can have');
   if (s !== orderName(order)) throw new InvalidCursorError(`was made for sort=${String(s)}, not sort=${orderName(order)}`);
   return { at, id };
 }

@@ -72,7 +72,9 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger): Knex.Co
       min: 0,
       max: 10,
       afterCreate(connection: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) {
-        connection.query("SET time_zone = '+00:00'", (err) => done(err, connection));
+        // A request waits this long for a row another transaction holds (a retry with the same
+        // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
+        connection.query("SET time_zone = '+00:00', innodb_lock_wait_timeout = 5", (err) => done(err, connection));
       },
     },
   };

@@ -4,7 +4,8 @@ import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
-import { changeVersioned, deleteVersioned, type VersionCondition, type Versioned } from './versioned';
+import type { WriteContext } from './transactions';
+import { changeVersioned, deleteVersioned, lockingRead, type VersionCondition, type Versioned } from './versioned';
 
 type Project = components['schemas']['Project'];
 type ProjectPage = components['schemas']['ProjectPage'];
@@ -44,11 +45,15 @@ export function projectsRepository(knex: Knex) {
   const ofTenant = (db: Knex | Knex.Transaction, tenantId: string, projectId: string) =>
     db('projects').where({ project_id: projectId, tenant_id: tenantId });
 
+  const scoped = (tenantId: string, projectId: string) => (trx: Knex.Transaction) => ofTenant(trx, tenantId, projectId);
+  const locked = (tenantId: string, projectId: string) => (trx: Knex.Transaction) =>
+    lockingRead(knex, ofTenant(trx, tenantId, projectId).first()) as Promise<ProjectRow | undefined>;
+
   return translatingErrors({
-    async create(tenantId: string, project: NewProject, trx?: Knex.Transaction): Promise<Versioned<Project>> {
+    async create(tenantId: string, project: NewProject, { trx }: WriteContext): Promise<Versioned<Project>> {
       const now = nowForDb();
       const row: ProjectRow = { project_id: uuidv7(), tenant_id: tenantId, ...project, created_at: now, updated_at: now, version: 1 };
-      await (trx ?? knex)('projects').insert(row);
+      await trx('projects').insert(row);
       return versioned(row);
     },
 
@@ -70,17 +75,18 @@ export function projectsRepository(knex: Knex) {
     },
 
     /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
-    async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition?: VersionCondition): Promise<Versioned<Project> | undefined> {
-      const row = await changeVersioned<ProjectRow>(() => ofTenant(knex, tenantId, projectId), changes, condition, 'project');
-      return row && versioned(row);
+    async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition: VersionCondition, { trx }: WriteContext): Promise<Versioned<Project> | undefined> {
+      const change = await changeVersioned(trx, scoped(tenantId, projectId), locked(tenantId, projectId), changes, condition, 'project');
+      return change && versioned(change.after);
     },
 
     /**
      * Deletes the project and, by the foreign key's cascade, its tasks; false when there was
      * none, 412 when the condition fails.
      */
-    async remove(tenantId: string, projectId: string, condition?: VersionCondition): Promise<boolean> {
-      return deleteVersioned(() => ofTenant(knex, tenantId, projectId), condition, 'project');
+    async remove(tenantId: string, projectId: string, condition: VersionCondition, { trx }: WriteContext): Promise<boolean> {
+      const removed = await deleteVersioned(trx, scoped(tenantId, projectId), locked(tenantId, projectId), condition, 'project');
+      return removed !== undefined;
     },
   });
 }

@@ -4,6 +4,7 @@ import { idempotencyRepository } from './idempotency-repository';
 import { projectsRepository } from './projects-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
+import { inTransaction, type WriteContext } from './transactions';
 
 export type Repositories = ReturnType<typeof createRepositories>;
 
@@ -14,5 +15,7 @@ export function createRepositories(knex: Knex) {
     projects: projectsRepository(knex),
     tasks: tasksRepository(knex),
     idempotency: idempotencyRepository(knex),
+    /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
+    inTransaction: <T>(requestId: string, work: (write: WriteContext) => Promise<T>) => inTransaction(knex, requestId, work),
   };
 }

@@ -7,7 +7,8 @@ import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
-import { changeVersioned, deleteVersioned, type VersionCondition, type Versioned } from './versioned';
+import type { WriteContext } from './transactions';
+import { changeVersioned, deleteVersioned, lockingRead, type VersionCondition, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
 type TaskPage = components['schemas']['TaskPage'];
@@ -65,13 +66,18 @@ export function tasksRepository(knex: Knex) {
   const ofTenant = (tenantId: string, taskId: string) =>
     knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
   const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => ofTenant(tenantId, taskId).first());
+  const lockTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => lockingRead(knex, ofTenant(tenantId, taskId).first()));
   const taskRow = async (tenantId: string, taskId: string) => (await selectTaskOfTenant<TaskRow>({ tenantId, taskId }))[0] as TaskRow | undefined;
+  const lockedTaskRow = (tenantId: string, taskId: string) => async (trx: Knex.Transaction) =>
+    (await lockTaskOfTenant<TaskRow>({ tenantId, taskId }, trx))[0] as TaskRow | undefined;
+  const taskOfTenant = (tenantId: string, taskId: string) => (trx: Knex.Transaction) =>
+    trx('tasks').where('task_id', taskId).whereIn('project_id', trx('projects').select('project_id').where('tenant_id', tenantId));
   const projectOfTenant = (tenantId: string, projectId: string) =>
     knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
 
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
-    async create(tenantId: string, task: TaskCreate): Promise<Versioned<Task>> {
+    async create(tenantId: string, task: TaskCreate, { trx }: WriteContext): Promise<Versioned<Task>> {
       const now = nowForDb();
       const row: TaskRow = {
         task_id: uuidv7(),
@@ -83,7 +89,7 @@ export function tasksRepository(knex: Knex) {
         updated_at: now,
         version: 1,
       };
-      const inserted = await knex
+      const inserted = await trx
         .raw(insertIfProjectOfTenant, [...insertedColumns.map((column) => row[column] as Knex.Value), task.project_id, tenantId])
         .catch((error: unknown) => {
           // The project was deleted while the row went in.
@@ -106,7 +112,8 @@ export function tasksRepository(knex: Knex) {
         table: 'tasks',
         idColumn: 'task_id',
         scope: (q) => q.where('tasks.project_id', projectId),
-        parts: status?.map((one) => (q: Knex.QueryBuilder) => q.where('tasks.status', one)),
+        // A state named twice is one filter, not two seeks that would list its tasks twice.
+        parts: status && [...new Set(status)].map((one) => (q: Knex.QueryBuilder) => q.where('tasks.status', one)),
         // A condition on no column of the page: the database reads the project's row once.
         visibleTo: (q) => q.whereExists(projectOfTenant(tenantId, projectId)),
         order: { column: sort.replace('-', '') as 'created_at' | 'updated_at', descending: sort.startsWith('-') },
@@ -119,14 +126,15 @@ export function tasksRepository(knex: Knex) {
     },
 
     /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
-    async update(tenantId: string, taskId: string, changes: TaskUpdate, condition?: VersionCondition): Promise<Versioned<Task> | undefined> {
-      const row = await changeVersioned<TaskRow>(() => ofTenant(tenantId, taskId), changes, condition, 'task', () => taskRow(tenantId, taskId));
-      return row && versioned(row);
+    async update(tenantId: string, taskId: string, changes: TaskUpdate, condition: VersionCondition, { trx }: WriteContext): Promise<Versioned<Task> | undefined> {
+      const change = await changeVersioned(trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), changes, condition, 'task');
+      return change && versioned(change.after);
     },
 
     /** False when the tenant has no such task, 412 when the condition fails. */
-    async remove(tenantId: string, taskId: string, condition?: VersionCondition): Promise<boolean> {
-      return deleteVersioned(() => ofTenant(tenantId, taskId), condition, 'task');
+    async remove(tenantId: string, taskId: string, condition: VersionCondition, { trx }: WriteContext): Promise<boolean> {
+      const removed = await deleteVersioned(trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), condition, 'task');
+      return removed !== undefined;
     },
   });
 }

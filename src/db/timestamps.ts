@@ -18,3 +18,9 @@ export function fromDbTimestamp(value: DbTimestamp): string {
 }
 
 export const dbTimestampPattern = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/;
+
+/** Whether a timestamp of that shape names a real moment (not 2026-02-30 or 99:99): it reads back the same. */
+export function isRealTimestamp(value: DbTimestamp): boolean {
+  const moment = new Date(fromDbTimestamp(value));
+  return !Number.isNaN(moment.getTime()) && toDbTimestamp(moment.toISOString()) === value;
+}

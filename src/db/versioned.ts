@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { PreconditionFailedError } from '../errors';
+import { WriteConflictError } from './database-errors';
 import { nowForDb, type DbTimestamp } from './timestamps';
 
 /** A resource with the version that its ETag shows; every change adds one. */
@@ -14,8 +15,10 @@ export interface Versioned<T> {
  */
 export type VersionCondition = number[] | undefined;
 
-/** Selects the one row a change is about, fresh for each statement. */
-type Scoped = () => Knex.QueryBuilder;
+/** Selects the one row a change is about, inside the change's transaction. */
+type Scoped = (trx: Knex.Transaction) => Knex.QueryBuilder;
+/** Reads that row and locks it until the transaction ends. */
+type LockingRead<Row> = (trx: Knex.Transaction) => Promise<Row | undefined>;
 type Resource = 'project' | 'task';
 
 interface VersionedRow {
@@ -24,44 +27,61 @@ interface VersionedRow {
   version: number;
 }
 
-function onlyIf(query: Knex.QueryBuilder, condition: VersionCondition): Knex.QueryBuilder {
-  return condition === undefined ? query : query.whereIn('version', condition);
+/** A row before and after a change. */
+export interface RowChange<Row> {
+  before: Row;
+  after: Row;
+}
+
+async function readForChange<Row extends VersionedRow>(trx: Knex.Transaction, read: LockingRead<Row>, condition: VersionCondition, resource: Resource) {
+  const row = await read(trx);
+  if (row !== undefined && condition !== undefined && !condition.includes(row.version)) throw new PreconditionFailedError(resource);
+  return row;
 }
 
 /**
  * Applies the changes to the row if its version passes the condition, with a new version and
  * an `updated_at` of now (never before the row's own `created_at`, even if the clock stepped
- * back); answers the row as changed, or undefined when there is no such row.
+ * back); answers the row before and after, or undefined when there is no such row.
  *
- * Optimistic: the row is read, then updated only if its version is still the one read, so the
- * answer is built from the row as this change left it, in two statements and no transaction.
- * When another change came between the two, the row is read again.
+ * The row is read with a lock and written only at the version read: where a lock on one node
+ * does not hold another off (Galera), the conditional write still refuses a row that moved on,
+ * and the transaction runs again (WriteConflictError).
  */
 export async function changeVersioned<Row extends VersionedRow>(
+  trx: Knex.Transaction,
   scoped: Scoped,
+  read: LockingRead<Row>,
   changes: object,
   condition: VersionCondition,
   resource: Resource,
-  /** Reads the row as `scoped` selects it; a compiled statement where the repository has one. */
-  read: () => Promise<Row | undefined> = () => scoped().first(),
-): Promise<Row | undefined> {
-  for (;;) {
-    const row = await read();
-    if (row === undefined) return undefined;
-    if (condition !== undefined && !condition.includes(row.version)) throw new PreconditionFailedError(resource);
-    const now = nowForDb();
-    const changed: Row = { ...row, ...changes, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
-    const updated = await scoped()
-      .where('version', row.version)
-      .update({ ...changes, updated_at: changed.updated_at, version: changed.version });
-    if (updated > 0) return changed;
-  }
+): Promise<RowChange<Row> | undefined> {
+  const row = await readForChange(trx, read, condition, resource);
+  if (row === undefined) return undefined;
+  const now = nowForDb();
+  const changed: Row = { ...row, ...changes, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
+  const updated = await scoped(trx)
+    .where('version', row.version)
+    .update({ ...changes, updated_at: changed.updated_at, version: changed.version });
+  if (updated === 0) throw new WriteConflictError();
+  return { before: row, after: changed };
 }
 
-/** Deletes the row if its version passes the condition; false when there is no such row. */
-export async function deleteVersioned(scoped: Scoped, condition: VersionCondition, resource: Resource): Promise<boolean> {
-  if ((await onlyIf(scoped(), condition).delete()) > 0) return true;
-  // Nothing deleted: 412 if the row is there but at another version, 404 if it is not.
-  if (condition !== undefined && (await scoped().first('version')) !== undefined) throw new PreconditionFailedError(resource);
-  return false;
+/** Deletes the row if its version passes the condition; answers it as it was, or undefined when there is none. */
+export async function deleteVersioned<Row extends VersionedRow>(
+  trx: Knex.Transaction,
+  scoped: Scoped,
+  read: LockingRead<Row>,
+  condition: VersionCondition,
+  resource: Resource,
+): Promise<Row | undefined> {
+  const row = await readForChange(trx, read, condition, resource);
+  if (row === undefined) return undefined;
+  if ((await scoped(trx).where('version', row.version).delete()) === 0) throw new WriteConflictError();
+  return row;
+}
+
+/** A read that locks what it reads until the transaction ends; SQLite, one writer at a time, needs no lock. */
+export function lockingRead(knex: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return knex.client.config.client === 'mysql2' ? query.forUpdate() : query;
 }

@@ -4,6 +4,7 @@
  */
 import type { operations } from '../../generated/api';
 import type { Principal } from '../db/api-keys-repository';
+import type { WriteContext } from '../db/transactions';
 import type { Versioned } from '../db/versioned';
 import { NotFoundError } from '../errors';
 
@@ -27,12 +28,17 @@ export type Reply<K extends OperationId> = {
   [S in SuccessStatusOf<K>]: ReplyWith<Operation<K>['responses'][S], S>;
 }[SuccessStatusOf<K>];
 
+/** The operations that change something (`x-required-scope: write`): each runs in one transaction. */
+type WriteOperationId = 'createProject' | 'updateProject' | 'deleteProject' | 'createTask' | 'updateTask' | 'deleteTask';
+
 export interface OperationInput<K extends OperationId> {
   principal: Principal;
   path: PathParams<K>;
   query: QueryParams<K>;
   headers: HeaderParams<K>;
   body: RequestBody<K>;
+  /** The transaction a change is made in; none for a read. */
+  write: K extends WriteOperationId ? WriteContext : undefined;
 }
 
 export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<Reply<K>>;

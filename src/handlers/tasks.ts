@@ -7,21 +7,21 @@ import { found, replyWith } from './operation';
 type ListQuery = Defaulted<OperationInput<'listProjectTasks'>['query'], 'limit' | 'sort'>;
 
 export function taskHandlers({ tasks }: Repositories) {
-  const createTask: OperationHandler<'createTask'> = async ({ principal, body }) => {
-    const task = await tasks.create(principal.tenantId, body);
+  const createTask: OperationHandler<'createTask'> = async ({ principal, body, write }) => {
+    const task = await tasks.create(principal.tenantId, body, write);
     return { ...replyWith(201, task), location: `/v1/tasks/${task.value.task_id}` };
   };
 
   const getTask: OperationHandler<'getTask'> = async ({ principal, path }) =>
     replyWith(200, found(await tasks.find(principal.tenantId, path.task_id), 'task', path.task_id));
 
-  const updateTask: OperationHandler<'updateTask'> = async ({ principal, path, headers, body }) => {
-    const task = await tasks.update(principal.tenantId, path.task_id, body, versionsAccepted(headers['If-Match']));
+  const updateTask: OperationHandler<'updateTask'> = async ({ principal, path, headers, body, write }) => {
+    const task = await tasks.update(principal.tenantId, path.task_id, body, versionsAccepted(headers['If-Match']), write);
     return replyWith(200, found(task, 'task', path.task_id));
   };
 
-  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path, headers }) => {
-    if (!(await tasks.remove(principal.tenantId, path.task_id, versionsAccepted(headers['If-Match'])))) {
+  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path, headers, write }) => {
+    if (!(await tasks.remove(principal.tenantId, path.task_id, versionsAccepted(headers['If-Match']), write))) {
       throw new NotFoundError('task', path.task_id);
     }
     return { status: 204 };

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -26,6 +27,14 @@ function refuseMalformedPath(path: string): void {
   } catch {
     throw new ProblemError('invalid-request', 'The request path is not validly percent-encoded.');
   }
+}
+
+/**
+ * JSON is UTF-8 (RFC 8259), and a decoder would quietly turn bytes that are not into U+FFFD:
+ * refuse them instead, so nothing is stored other than as sent.
+ */
+function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
+  if (encoding === 'utf-8' && !isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400 });
 }
 
 /** Response headers a browser client may read, when CORS lets one in. */
@@ -74,7 +83,7 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
   if (rateLimiter) app.use('/v1', rateLimiter.middleware);
 
   // Only the methods the document gives bodies to read one; on others a body is ignored.
-  const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true });
+  const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true, verify: refuseInvalidUtf8 });
   app.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? parseJson(req, res, next) : next()));
   const fail = (res: Response, error: unknown) => {
     const reply = problemFor(error);

@@ -1,13 +1,15 @@
 /**
- * Idempotency-Key on the operations that declare it: the first request with a key runs and
- * its answer is kept; a retry with the same body gets that answer again and creates nothing.
+ * Idempotency-Key on the operations that declare it: a key is either unused or bound to one
+ * committed change and its answer. The request runs in a transaction that binds the key to its
+ * answer before it commits, so a retry after any failure (a crash, a lost connection, a 503)
+ * either replays that answer or runs for the first time.
  */
 import { createHash } from 'node:crypto';
-import type { idempotencyRepository } from '../db/idempotency-repository';
+import type { Repositories } from '../db/repositories';
+import type { WriteContext } from '../db/transactions';
+import { IdempotencyKeyTakenError } from '../errors';
 import type { HttpReply } from './http-reply';
 import { ProblemError } from './problems';
-
-type IdempotencyRepository = ReturnType<typeof idempotencyRepository>;
 
 /** JSON with object keys sorted, so the same body in another key order is the same request. */
 function canonical(value: unknown): string {
@@ -19,31 +21,35 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export async function idempotently(
-  idempotency: IdempotencyRepository,
-  request: { tenantId: string; key: string; operationId: string; body: unknown },
-  run: () => Promise<HttpReply>,
-): Promise<HttpReply> {
+interface KeyedRequest {
+  tenantId: string;
+  requestId: string;
+  key: string;
+  operationId: string;
+  body: unknown;
+}
+
+export async function idempotently(repositories: Repositories, request: KeyedRequest, run: (write: WriteContext) => Promise<HttpReply>): Promise<HttpReply> {
   const { tenantId, key } = request;
   const fingerprint = createHash('sha256').update(`${request.operationId}\n${canonical(request.body)}`).digest('hex');
-  const claim = await idempotency.claim(tenantId, key, fingerprint);
-  if (claim.outcome === 'replay') {
-    const { status, headers, body } = claim.response;
-    return { status, body, headers: { ...headers, 'Idempotent-Replayed': 'true' } };
+  for (;;) {
+    const bound = await repositories.idempotency.find(tenantId, key);
+    if (bound !== undefined) {
+      if (bound.fingerprint !== fingerprint) {
+        throw new ProblemError('idempotency-key-reused', 'This Idempotency-Key was used with another request body; use a new key for a new request.');
+      }
+      const { status, headers, body } = bound.response;
+      return { status, body, headers: { ...headers, 'Idempotent-Replayed': 'true' } };
+    }
+    try {
+      return await repositories.inTransaction(request.requestId, async (write) => {
+        const reply = await run(write);
+        await repositories.idempotency.bind(write.trx, tenantId, key, fingerprint, { status: reply.status, headers: reply.headers, body: reply.body });
+        return reply;
+      });
+    } catch (error) {
+      // Another request with this key committed first; this one's changes are gone: answer as it did.
+      if (!(error instanceof IdempotencyKeyTakenError)) throw error;
+    }
   }
-  if (claim.outcome === 'in-progress') {
-    throw new ProblemError('idempotency-in-progress', 'A request with this Idempotency-Key is still running; retry shortly.');
-  }
-  if (claim.outcome === 'reused-with-another-request') {
-    throw new ProblemError('idempotency-key-reused', 'This Idempotency-Key was used with another request body; use a new key for a new request.');
-  }
-  let reply: HttpReply;
-  try {
-    reply = await run();
-  } catch (error) {
-    await idempotency.release(tenantId, key).catch(() => {});
-    throw error;
-  }
-  await idempotency.complete(tenantId, key, { status: reply.status, headers: reply.headers, body: reply.body });
-  return reply;
 }

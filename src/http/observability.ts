@@ -11,6 +11,8 @@ import type { LogLevel } from '../config';
 
 /** What routing learned about a request, for its log line and metrics. */
 export interface RequestFacts {
+  /** X-Request-Id: the client's own when sane, else a new one. */
+  requestId: string;
   operationId?: string;
   /** The document's path template, `/v1/tasks/{task_id}`: ids stay out of logs and labels. */
   route?: string;
@@ -59,7 +61,7 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
     const started = process.hrtime.bigint();
     const sent = req.get('X-Request-Id');
     const requestId = sent !== undefined && saneRequestId.test(sent) ? sent : uuidv7();
-    const facts: RequestFacts = {};
+    const facts: RequestFacts = { requestId };
     res.locals.requestId = requestId;
     res.locals.facts = facts;
     res.setHeader('X-Request-Id', requestId);

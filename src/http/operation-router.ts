@@ -8,6 +8,7 @@ import addFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext, type Context, type Document, type Request } from 'openapi-backend';
 import type { Principal } from '../db/api-keys-repository';
 import type { Repositories } from '../db/repositories';
+import type { WriteContext } from '../db/transactions';
 import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import type { OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
 import { projectHandlers } from '../handlers/projects';
@@ -19,6 +20,7 @@ import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
 import type { RequestFacts } from './observability';
 import { ProblemError } from './problems';
+import { refuseIllFormedInput } from './strict-input';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
 function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
@@ -35,14 +37,18 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
   );
 }
 
+/** Whether the operation changes something, and so runs in a transaction: its scope is `write`. */
+const changes = (context: Context) => (context.operation as { 'x-required-scope'?: string })['x-required-scope'] === 'write';
+
 function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>, repositories: Repositories) {
-  const answer = async (context: Context, headers: Record<string, string | undefined>): Promise<HttpReply> => {
+  const answer = async (context: Context, headers: Record<string, string | undefined>, write?: WriteContext): Promise<HttpReply> => {
     const reply = await handler({
       principal: context.security!.bearerAuth,
       path: context.request.params,
       query: context.request.query,
       headers,
       body: context.request.requestBody,
+      write,
     } as Parameters<OperationHandler<K>>[0]);
     if (!('body' in reply)) return { status: reply.status, headers: {} };
     const replyHeaders: Record<string, string> = {};
@@ -53,12 +59,14 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
-  return async (context: Context): Promise<HttpReply> => {
+  return async (context: Context, facts: RequestFacts): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
+    if (!changes(context)) return answer(context, headers);
     const key = headers['Idempotency-Key'];
-    if (key === undefined) return answer(context, headers);
-    const request = { tenantId: (context.security!.bearerAuth as Principal).tenantId, key, operationId: context.operation.operationId!, body: context.request.requestBody };
-    return idempotently(repositories.idempotency, request, () => answer(context, headers));
+    const { requestId } = facts;
+    if (key === undefined) return repositories.inTransaction(requestId, (write) => answer(context, headers, write));
+    const request = { tenantId: (context.security!.bearerAuth as Principal).tenantId, requestId, key, operationId: context.operation.operationId!, body: context.request.requestBody };
+    return idempotently(repositories, request, (write) => answer(context, headers, write));
   };
 }
 
@@ -107,6 +115,7 @@ export async function createOperationRouter(definition: Document, repositories: 
       if (!context.security?.authorized) return;
       requireScope(context);
       requireDocumentedMediaType(context);
+      refuseIllFormedInput(context);
     },
     validationFail: (context: Context) => {
       const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];

@@ -3,7 +3,7 @@
  * document lists is here; anything unrecognised is a 500 that says nothing of the cause.
  */
 import type { components } from '../../generated/api';
-import { DatabaseUnavailableError, InvalidCursorError, NotFoundError, PreconditionFailedError, UnknownProjectError } from '../errors';
+import { DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, NotFoundError, PreconditionFailedError, UnknownProjectError } from '../errors';
 import type { HttpReply } from './http-reply';
 
 type Problem = components['schemas']['Problem'];
@@ -39,6 +39,14 @@ export function clamp(text: string, maxLength: number): string {
   return [...text].length <= maxLength ? text : [...text].slice(0, maxLength - 1).join('') + '…';
 }
 
+/**
+ * The connection can be lost after a COMMIT reached the database, so whether a change was made
+ * is not known; an Idempotency-Key makes the retry safe either way.
+ */
+const databaseUnavailableDetail =
+  'The database could not be reached or stopped answering. A change this request asked for may or may not have been made: ' +
+  'retry it with the same Idempotency-Key to be safe, or read the resource first.';
+
 /** Seconds a client is asked to wait when the database is unreachable. */
 const retryAfterSeconds = 5;
 
@@ -65,6 +73,8 @@ function bodyParserProblem(error: { type: string; message: string; limit?: numbe
   switch (error.type) {
     case 'entity.parse.failed':
       return problemReply('malformed-json', 'The request body is not valid JSON.');
+    case 'entity.verify.failed':
+      return problemReply('malformed-json', error.message);
     case 'entity.too.large':
       return problemReply('payload-too-large', `The request body is over the limit of ${error.limit} bytes.`);
     case 'charset.unsupported':
@@ -81,8 +91,9 @@ export function problemFor(error: unknown): HttpReply {
   if (error instanceof UnknownProjectError) return problemReply('unknown-project', error.message);
   if (error instanceof InvalidCursorError) return problemReply('invalid-cursor', error.message);
   if (error instanceof PreconditionFailedError) return problemReply('precondition-failed', error.message);
+  if (error instanceof IdempotencyKeyBusyError) return problemReply('idempotency-in-progress', error.message);
   if (error instanceof DatabaseUnavailableError) {
-    return problemReply('service-unavailable', 'The database cannot be reached; nothing was written. Try again shortly.', {
+    return problemReply('service-unavailable', databaseUnavailableDetail, {
       headers: { 'Retry-After': String(retryAfterSeconds) },
     });
   }

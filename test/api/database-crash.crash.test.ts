@@ -1,11 +1,13 @@
 /**
  * MariaDB killed mid-load and started again: every task acknowledged with 201 exists exactly
- * once, nothing else is answered but 201 or 503, and the service serves again by itself.
+ * once, nothing else is answered but 201 or 503, and the service serves again by itself; with an
+ * Idempotency-Key on each create, a retry of every key finds exactly one task per key.
  */
 import { startService, type RunningService } from '../../src/server';
 import { issueApiKey } from '../../src/cli/issue-api-key';
 import { createRepositories } from '../../src/db/repositories';
 import { OwnMariaDb } from '../support/own-mariadb';
+import { retryEveryKey, startKeyedCreates, taskIdsByTitle } from '../support/keyed-creates';
 import { testConfig } from '../support/test-config';
 
 let database: OwnMariaDb;
@@ -19,7 +21,7 @@ beforeAll(async () => {
   const repositories = createRepositories(service.knex);
   key = (await issueApiKey(repositories, 'acme', ['read', 'write'])).key;
   const tenant = await repositories.tenants.findOrCreate('acme');
-  projectId = (await repositories.projects.create(tenant.tenant_id, { name: 'crash', description: '' })).value.project_id;
+  projectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenant.tenant_id, { name: 'crash', description: '' }, write))).value.project_id;
 }, 120_000);
 afterAll(async () => {
   await service?.stop();
@@ -63,3 +65,37 @@ it('acknowledges only what it committed, and recovers without a restart', async 
   expect(new Set(rows.map((r) => r.task_id)).size).toBe(ids.length);
   expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
 }, 120_000);
+
+it('binds each Idempotency-Key to one task across a crash of the database', async () => {
+  const load = startKeyedCreates(service.url, key, projectId, 20);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await database.crash();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await database.start();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await load.stop();
+
+  expect([...load.statuses.keys()].sort()).toEqual([201, 503]);
+  const retried = await retryEveryKey(service.url, key, projectId, load.creates);
+  const acknowledged = load.creates.filter((c) => c.acknowledged !== undefined);
+  for (const create of acknowledged) expect([create.key, retried.get(create.key)]).toEqual([create.key, { taskId: create.acknowledged, replayed: true }]);
+  const stored = await taskIdsByTitle(service.knex, load.creates.map((c) => c.key));
+  expect(load.creates.filter((c) => stored.get(c.key)?.length !== 1).map((c) => [c.key, stored.get(c.key)])).toEqual([]);
+}, 120_000);
+
+it('does not claim that nothing was written when the database is lost', async () => {
+  await database.crash();
+  try {
+    const response = await fetch(`${service.url}/v1/tasks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'lost' },
+      body: JSON.stringify({ project_id: projectId, title: 'lost' }),
+    });
+    const problem = (await response.json()) as { detail: string };
+    expect(response.status).toBe(503);
+    expect(problem.detail).toMatch(/may or may not have been made/);
+    expect(problem.detail).toMatch(/same Idempotency-Key/);
+  } finally {
+    await database.start();
+  }
+}, 60_000);

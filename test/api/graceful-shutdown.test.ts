@@ -3,58 +3,24 @@
  * before the signal is answered with success, the process exits 0 in time, and what it
  * acknowledged is there afterwards.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import readline from 'node:readline';
-import { generateApiKey, hashApiKey } from '../../src/api-key-format';
-import type { DatabaseConfig } from '../../src/config';
-import { createRepositories } from '../../src/db/repositories';
-import { projectRoot } from '../../src/paths';
 import { startService } from '../../src/server';
+import { seedTenant } from '../support/keyed-creates';
+import { serveProcess } from '../support/service-process';
 import { testConfig } from '../support/test-config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'serve.js');
 let database: TestDatabase;
 let key: string;
 let projectId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const service = await startService(testConfig(database.config));
-  const repositories = createRepositories(service.knex);
-  key = generateApiKey();
-  const tenant = await repositories.tenants.findOrCreate('acme');
-  await repositories.apiKeys.insert(tenant.tenant_id, hashApiKey(key), ['read', 'write']);
-  projectId = (await repositories.projects.create(tenant.tenant_id, { name: 'load', description: '' })).value.project_id;
-  await service.stop();
+  ({ key, projectId } = await seedTenant(database.config));
 });
 afterAll(() => database.drop());
 
-function databaseUrl(config: DatabaseConfig): string {
-  return config.client === 'sqlite' ? `sqlite:${config.filename}` : config.url;
-}
-
-/** `node dist/src/cli/serve.js` on a free port, with its JSON log lines. */
-async function serve(): Promise<{ child: ChildProcess; url: string; lines: Array<Record<string, any>> }> {
-  const child = spawn(process.execPath, [entryPoint], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(database.config), PORT: '0', LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: '10', RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines: Array<Record<string, any>> = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line);
-      lines.push(entry);
-      if (entry.msg === 'task-tracker serving') resolve(entry.url.replace(/\/v1$/, ''));
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before serving`)));
-  });
-  return { child, url, lines };
-}
-
 it('answers every request it received before SIGTERM with success, then exits 0', async () => {
-  const { child, url, lines } = await serve();
+  const { child, url, lines } = await serveProcess(database.config, { LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: '10' });
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
   const answers: Array<{ status: number; taskId?: string }> = [];
   let signalledAt = 0;

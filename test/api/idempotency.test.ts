@@ -1,3 +1,4 @@
+import { toDbTimestamp } from '../../src/db/timestamps';
 import { startTestService, type TestService } from '../support/test-service';
 
 let api: TestService;
@@ -73,5 +74,50 @@ describe('Idempotency-Key', () => {
     expect(long.status).toBe(400);
     expect(long.json.errors).toEqual([expect.objectContaining({ in: 'header', name: 'idempotency-key' })]);
     expect((await post('/v1/projects', { name: 'x' }, 'k'.repeat(255))).status).toBe(201);
+  });
+
+  it('forgets a key after 24 hours: the same key then runs a new request', async () => {
+    const first = await post('/v1/tasks', { project_id: projectId, title: 'yesterday' }, 'day-old');
+    await api.service.knex('idempotency_keys').where('idempotency_key', 'day-old').update({ created_at: hoursAgo(24.01) });
+    const again = await post('/v1/tasks', { project_id: projectId, title: 'today' }, 'day-old');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.json.task_id).not.toBe(first.json.task_id);
+    const replay = await post('/v1/tasks', { project_id: projectId, title: 'today' }, 'day-old');
+    expect(replay.json.task_id).toBe(again.json.task_id);
+  });
+});
+
+const hoursAgo = (hours: number) => toDbTimestamp(new Date(Date.now() - hours * 3_600_000).toISOString());
+
+describe('expired Idempotency-Keys', () => {
+  it('are removed in the background, in batches, and fresh ones kept', async () => {
+    const cleaned = await startTestService({ config: { cleanupIntervalSeconds: 0.2 } });
+    try {
+      const apiKey = await cleaned.createKey('acme');
+      const fresh = await cleaned.send('POST', '/v1/projects', { key: apiKey, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'fresh' }, body: '{"name": "kept"}' });
+      expect(fresh.status).toBe(201);
+      const { tenant_id } = await cleaned.service.knex('idempotency_keys').first('tenant_id');
+      const stale = Array.from({ length: 1200 }, (_, i) => ({
+        tenant_id,
+        idempotency_key: `stale-${i}`,
+        fingerprint: '0'.repeat(64),
+        created_at: hoursAgo(25 + i / 100),
+        response_status: 201,
+        response_headers: '{}',
+        response_body: '{}',
+      }));
+      for (let i = 0; i < stale.length; i += 200) await cleaned.service.knex('idempotency_keys').insert(stale.slice(i, i + 200));
+      const deadline = Date.now() + 10_000;
+      let left: number;
+      do {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        left = Number((await cleaned.service.knex('idempotency_keys').where('idempotency_key', 'like', 'stale-%').count({ n: '*' }))[0].n);
+      } while (left > 0 && Date.now() < deadline);
+      expect(left).toBe(0);
+      expect(await cleaned.service.knex('idempotency_keys').pluck('idempotency_key')).toEqual(['fresh']);
+    } finally {
+      await cleaned.stop();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { components } from '../../generated/api';
+import { loadDocument } from '../../src/http/document';
 import { startTestService, type TestService } from '../support/test-service';
 
 type Task = components['schemas']['Task'];
@@ -179,6 +180,37 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
     expect(res.status).toBe(400);
     expect(res.json.type).toBe('/problems/invalid-cursor');
     expect(res.json.detail).toMatch(/sort/);
+  });
+
+  it.each(['0x10', '1e1', '+5', '5.0', ' 5', '5 ', '-1', ''])('refuses limit=%j: integers are plain decimal digits', async (limit) => {
+    const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?limit=${encodeURIComponent(limit)}`, { key });
+    expect(res.status).toBe(400);
+    expect(res.json.type).toBe('/problems/invalid-request');
+    expect(res.json.errors).toEqual([expect.objectContaining({ in: 'query', name: 'limit' })]);
+  });
+
+  it('counts a status given twice once', async () => {
+    const projectId = await newProject();
+    const [task] = await addTasks(projectId, 1);
+    const res = await api.send('GET', `/v1/projects/${projectId}/tasks?status=pending&status=pending&status=pending&status=pending`, { key });
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((t: Task) => t.task_id)).toEqual([task.task_id]);
+  });
+
+  it.each(['9999-99-99 99:99:99.999', '2026-02-30 10:00:00.000', '2026-11-21 24:00:00.000'])(
+    'refuses a cursor at %j, a position no task can have, with 400 invalid-cursor',
+    async (at) => {
+      const cursor = Buffer.from(JSON.stringify({ s: 'created_at', at, id: '0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d' })).toString('base64url');
+      const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?cursor=${cursor}`, { key });
+      expect(res.status).toBe(400);
+      expect(res.json.type).toBe('/problems/invalid-cursor');
+    },
+  );
+
+  it("takes the document's example cursor", async () => {
+    const parameters = loadDocument().definition.components!.parameters as Record<string, { example?: string }>;
+    const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?cursor=${parameters.Cursor.example}`, { key });
+    expect(res.status).toBe(200);
   });
 
   it('answers 404 for a project that does not exist', async () => {

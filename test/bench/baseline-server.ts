@@ -9,16 +9,20 @@
  */
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import mysql, { type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import mysql, { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 
 export const statements = {
+  begin: 'BEGIN;',
+  commit: 'COMMIT;',
   findKey:
     'select `key_id`, `tenant_id`, `scopes` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
   insertTask:
     'insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, version) select ?, ?, ?, ?, ?, ?, ?, ? from projects where project_id = ? and tenant_id = ?',
   findTask:
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
+  lockTask:
+    'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ? for update',
   updateTaskStatus:
     'update `tasks` set `status` = ?, `updated_at` = ?, `version` = ? where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) and `version` = ?',
   listTasks:
@@ -27,9 +31,9 @@ export const statements = {
 
 /** The statements each benchmarked operation runs, in order, on its usual path. */
 export const statementsByOperation = {
-  createTask: [statements.findKey, statements.insertTask],
+  createTask: [statements.findKey, statements.begin, statements.insertTask, statements.commit],
   getTask: [statements.findKey, statements.findTask],
-  updateTask: [statements.findKey, statements.findTask, statements.updateTaskStatus],
+  updateTask: [statements.findKey, statements.begin, statements.lockTask, statements.updateTaskStatus, statements.commit],
   listProjectTasks: [statements.findKey, statements.listTasks],
 };
 
@@ -55,6 +59,22 @@ const toTask = (row: TaskRow) => ({
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at),
 });
+
+/** A change in one transaction, as the service makes each one; rolled back if it throws. */
+async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
+  const connection = await pool.getConnection();
+  try {
+    await connection.query(statements.begin);
+    const result = await work(connection);
+    await connection.query(statements.commit);
+    return result;
+  } catch (error) {
+    await connection.query('ROLLBACK;').catch(() => {});
+    throw error;
+  } finally {
+    connection.release();
+  }
+}
 
 function main(): void {
   const url = new URL(process.env.DATABASE_URL!);
@@ -98,8 +118,11 @@ function main(): void {
       const body = await readBody(req);
       const now = nowForDb();
       const row = { task_id: uuidv7(), project_id: body.project_id, title: body.title, description: body.description ?? null, status: 'pending', created_at: now, updated_at: now, version: 1 };
-      const [inserted] = await pool.query<ResultSetHeader>(statements.insertTask, [...Object.values(row), body.project_id, tenantId]);
-      if (inserted.affectedRows === 0) return send(res, 404);
+      const inserted = await inTransaction(pool, async (connection) => {
+        const [result] = await connection.query<ResultSetHeader>(statements.insertTask, [...Object.values(row), body.project_id, tenantId]);
+        return result.affectedRows;
+      });
+      if (inserted === 0) return send(res, 404);
       return send(res, 201, toTask(row as TaskRow), { Location: `/v1/tasks/${row.task_id}`, ETag: '"1"' });
     }
     if (req.method === 'GET' && taskPath) {
@@ -109,15 +132,17 @@ function main(): void {
     }
     if (req.method === 'PATCH' && taskPath) {
       const { status } = await readBody(req);
-      for (;;) {
-        const [rows] = await pool.query<TaskRow[]>(statements.findTask, [taskPath[1], tenantId, 1]);
-        if (rows.length === 0) return send(res, 404);
+      const changed = await inTransaction(pool, async (connection) => {
+        const [rows] = await connection.query<TaskRow[]>(statements.lockTask, [taskPath[1], tenantId, 1]);
+        if (rows.length === 0) return undefined;
         const row = rows[0];
         const now = nowForDb();
-        const changed = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
-        const [updated] = await pool.query<ResultSetHeader>(statements.updateTaskStatus, [status, changed.updated_at, changed.version, row.task_id, tenantId, row.version]);
-        if (updated.affectedRows > 0) return send(res, 200, toTask(changed), { ETag: `"${changed.version}"` });
-      }
+        const after = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
+        await connection.query<ResultSetHeader>(statements.updateTaskStatus, [status, after.updated_at, after.version, row.task_id, tenantId, row.version]);
+        return after;
+      });
+      if (changed === undefined) return send(res, 404);
+      return send(res, 200, toTask(changed), { ETag: `"${changed.version}"` });
     }
     if (req.method === 'GET' && listPath) {
       const limit = Number(new URL(req.url!, 'http://x').searchParams.get('limit') ?? 20);

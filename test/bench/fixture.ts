@@ -33,8 +33,8 @@ export async function seedFixture(knex: Knex, listedTasks: number): Promise<Fixt
   const repositories = createRepositories(knex);
   const { key, tenant } = await issueApiKey(repositories, 'bench', ['read', 'write']);
   const { tenant_id: tenantId } = await repositories.tenants.findOrCreate(tenant);
-  const listedProjectId = (await repositories.projects.create(tenantId, { name: 'listed', description: '' })).value.project_id;
-  const emptyProjectId = (await repositories.projects.create(tenantId, { name: 'created into', description: '' })).value.project_id;
+  const listedProjectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name: 'listed', description: '' }, write))).value.project_id;
+  const emptyProjectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name: 'created into', description: '' }, write))).value.project_id;
   const rows = taskRows(listedProjectId, listedTasks);
   // SQLite takes at most 500 rows in one compound insert.
   await knex.batchInsert('tasks', rows, 400);

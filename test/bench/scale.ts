@@ -111,7 +111,7 @@ async function seedProjects(knex: Knex): Promise<{ fixture: Fixture; neighbourId
   const { tenant_id: otherTenantId } = await repositories.tenants.findOrCreate('scale other tenant');
   const neighbourIds: string[] = [];
   for (const [owner, name] of [[tenantId, 'neighbour 1'], [tenantId, 'neighbour 2'], [otherTenantId, "another tenant's"]]) {
-    neighbourIds.push((await repositories.projects.create(owner, { name, description: '' })).value.project_id);
+    neighbourIds.push((await repositories.inTransaction('fixture', (write) => repositories.projects.create(owner, { name, description: '' }, write))).value.project_id);
   }
   return { fixture, neighbourIds };
 }

@@ -67,8 +67,8 @@ beforeAll(async () => {
   await migrateToLatest(knex);
   repositories = createRepositories(knex);
   tenantId = (await repositories.tenants.findOrCreate('plans')).tenant_id;
-  projectId = (await repositories.projects.create(tenantId, { name: 'listed', description: '' })).value.project_id;
-  const otherProjectId = (await repositories.projects.create(tenantId, { name: 'other', description: '' })).value.project_id;
+  projectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name: 'listed', description: '' }, write))).value.project_id;
+  const otherProjectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name: 'other', description: '' }, write))).value.project_id;
   await seedTasks(projectId, otherProjectId);
   // Statistics, as a database in use has them, so the optimizer chooses as it would there.
   await knex.raw(testEngine === 'mysql' ? 'ANALYZE TABLE tasks' : 'ANALYZE');

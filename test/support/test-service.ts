@@ -51,7 +51,7 @@ export interface TestService {
   /** The typed client (openapi-fetch over the generated paths), authenticated with the key. */
   client(key: string): ReturnType<typeof createClient<paths>>;
   /** Any request at all, for what the typed client cannot send (bad JSON, wrong types...). */
-  send(method: string, path: string, init?: { key?: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse>;
+  send(method: string, path: string, init?: { key?: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<RawResponse>;
   stop(): Promise<void>;
 }
 

@@ -1,0 +1,61 @@
+/**
+ * While a first request with a key is really running (its transaction holds the key), a retry
+ * waits and then answers 409; once that request is gone (rolled back, or its connection lost as
+ * when its process dies), a retry runs at once.
+ */
+import mysql from 'mysql2/promise';
+import { startTestService, type TestService } from '../support/test-service';
+
+let api: TestService;
+let key: string;
+let tenantId: string;
+
+beforeAll(async () => {
+  api = await startTestService();
+  key = await api.createKey('acme');
+  ({ tenant_id: tenantId } = await api.service.knex('tenants').first('tenant_id').where('name', 'acme'));
+});
+afterAll(() => api.stop());
+
+const create = (idempotencyKey: string) =>
+  api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey }, body: JSON.stringify({ name: idempotencyKey }) });
+
+/** A connection of the test's own, in a transaction that has bound the key and not committed: a first request still running. */
+async function holdKey(idempotencyKey: string) {
+  const { host, port, user, database } = api.service.knex.client.config.connection as { host: string; port: number; user: string; database: string };
+  const connection = await mysql.createConnection({ host, port, user, database });
+  await connection.query('BEGIN');
+  await connection.query(
+    "INSERT INTO idempotency_keys (tenant_id, idempotency_key, fingerprint, created_at, response_status, response_headers, response_body) VALUES (?, ?, ?, '2026-11-23 00:00:00.000', 201, '{}', '{}')",
+    [tenantId, idempotencyKey, '0'.repeat(64)],
+  );
+  return connection;
+}
+
+it('answers 409 while the first request holds the key, after waiting for it', async () => {
+  const holder = await holdKey('held-1');
+  try {
+    const started = Date.now();
+    const busy = await create('held-1');
+    expect(busy.status).toBe(409);
+    expect(busy.json.type).toBe('/problems/idempotency-in-progress');
+    expect(Date.now() - started).toBeGreaterThan(3000);
+  } finally {
+    await holder.query('ROLLBACK');
+    await holder.end();
+  }
+  const retried = await create('held-1');
+  expect(retried.status).toBe(201);
+  expect(retried.headers.get('idempotent-replayed')).toBeNull();
+}, 30_000);
+
+it('runs a retry at once when the first request died with its connection', async () => {
+  const holder = await holdKey('held-2');
+  const waiting = create('held-2');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  holder.destroy();
+  const answer = await waiting;
+  expect(answer.status).toBe(201);
+  expect(answer.headers.get('idempotent-replayed')).toBeNull();
+  expect(Number((await api.service.knex('projects').where('name', 'held-2').count({ n: '*' }))[0].n)).toBe(1);
+}, 30_000);

@@ -1,0 +1,49 @@
+/**
+ * The service as `npm start` runs it (the compiled entry point) in a process of its own, so a
+ * test can signal or kill it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { DatabaseConfig } from '../../src/config';
+import { projectRoot } from '../../src/paths';
+
+const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'serve.js');
+
+export function databaseUrl(config: DatabaseConfig): string {
+  return config.client === 'sqlite' ? `sqlite:${config.filename}` : config.url;
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** The base URL, without `/v1`. */
+  url: string;
+  /** Its JSON log lines so far. */
+  lines: Array<Record<string, any>>;
+}
+
+/** `node dist/src/cli/serve.js` on a free port, once it says it is serving. */
+export async function serveProcess(database: DatabaseConfig, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [entryPoint], {
+    env: { ...process.env, DATABASE_URL: databaseUrl(database), PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: Array<Record<string, any>> = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      const entry = JSON.parse(line);
+      lines.push(entry);
+      if (entry.msg === 'task-tracker serving') resolve(entry.url.replace(/\/v1$/, ''));
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before serving`)));
+  });
+  return { child, url, lines };
+}
+
+/** SIGKILL, as a crash would: no shutdown, no answers to what is in flight. */
+export async function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
