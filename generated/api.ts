@@ -145,6 +145,40 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's events
+         * @description The caller's tenant's events, oldest first (by `sequence`). Without a `cursor` the feed
+         *     starts at the oldest kept event. `next_cursor` is never null: it is the position after
+         *     the last event returned (the same cursor again when the page is empty), so a consumer
+         *     stores it and asks again later for what happened since; `has_more` says whether more
+         *     events are waiting now. `type` and `project_id` narrow what a page shows; the cursor
+         *     still moves past what they leave out.
+         *
+         *     With `wait=N`, a request that finds nothing after its cursor is held up to N seconds and
+         *     answered as soon as a matching event is numbered, whichever instance made the change
+         *     (long polling). An event is numbered, and visible here, well under a second after its
+         *     change is acknowledged.
+         *
+         *     Events are kept 30 days: a cursor that points before the oldest kept event is `410`
+         *     (`/problems/cursor-expired`); resynchronise from the resources, then follow the feed
+         *     from a new walk.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -307,6 +341,98 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * @description What changed, and how.
+         * @example task.updated
+         * @enum {string}
+         */
+        EventType: "project.created" | "project.updated" | "project.deleted" | "task.created" | "task.updated" | "task.deleted";
+        /**
+         * @description One change. `data.object` is the project or task exactly as the API answered after the
+         *     change (for a delete, as it was just before). `data.previous`, on `*.updated` only, holds
+         *     the fields that changed with their old values. Deleting a project records
+         *     `project.deleted` alone: its tasks go with it, with no event each.
+         * @example {
+         *       "event_id": "0193a5b4-0a11-7c22-8d33-4e5f60718293",
+         *       "sequence": 4,
+         *       "type": "task.updated",
+         *       "created_at": "2026-11-21T10:02:40.789Z",
+         *       "project_id": "0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01",
+         *       "request_id": "0193a5b4-0a10-7aaa-9bbb-ccccdddd0004",
+         *       "data": {
+         *         "object": {
+         *           "task_id": "0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12",
+         *           "project_id": "0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01",
+         *           "title": "Write the launch announcement",
+         *           "description": "Two paragraphs and a screenshot.",
+         *           "status": "in_progress",
+         *           "created_at": "2026-11-21T09:31:12.456Z",
+         *           "updated_at": "2026-11-21T10:02:40.789Z"
+         *         },
+         *         "previous": {
+         *           "status": "pending",
+         *           "updated_at": "2026-11-21T09:31:12.456Z"
+         *         }
+         *       }
+         *     }
+         */
+        Event: {
+            event_id: components["schemas"]["Uuid"];
+            /**
+             * Format: int64
+             * @description The event's place in its tenant's feed, 1, 2, 3, … in commit order, with no gaps.
+             */
+            sequence: number;
+            type: components["schemas"]["EventType"];
+            created_at: components["schemas"]["Timestamp"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The `X-Request-Id` of the request that made the change. */
+            request_id: string;
+            data: components["schemas"]["EventData"];
+        };
+        /**
+         * @example {
+         *       "object": {
+         *         "project_id": "0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01",
+         *         "name": "Website relaunch",
+         *         "description": "Everything for the autumn launch.",
+         *         "created_at": "2026-11-21T09:30:00.123Z",
+         *         "updated_at": "2026-11-21T09:30:00.123Z"
+         *       }
+         *     }
+         */
+        EventData: {
+            object: components["schemas"]["Project"] | components["schemas"]["Task"];
+            previous?: components["schemas"]["PreviousValues"];
+        };
+        /**
+         * @description The fields an update changed, with their values before it.
+         * @example {
+         *       "status": "pending",
+         *       "updated_at": "2026-11-21T09:31:12.456Z"
+         *     }
+         */
+        PreviousValues: {
+            name?: components["schemas"]["ProjectName"];
+            title?: components["schemas"]["TaskTitle"];
+            description?: string | null;
+            status?: components["schemas"]["TaskStatus"];
+            updated_at?: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @example {
+         *       "data": [],
+         *       "next_cursor": "eyJhZnRlciI6Nn0",
+         *       "has_more": false
+         *     }
+         */
+        EventPage: {
+            data: components["schemas"]["Event"][];
+            /** @description The position after the last event returned (the cursor sent, when none was); never null. Store it and ask again with it. */
+            next_cursor: string;
+            /** @description Whether more events are waiting after `next_cursor` now. */
+            has_more: boolean;
+        };
+        /**
          * @description One problem found in the request; `pointer` names a body location, `name` a parameter or header.
          * @example {
          *       "in": "body",
@@ -336,6 +462,7 @@ export interface components {
          *     | `/problems/not-found` | 404 | no such project or task for this tenant |
          *     | `/problems/route-not-found` | 404 | no such path |
          *     | `/problems/method-not-allowed` | 405 | the path has no such method |
+         *     | `/problems/cursor-expired` | 410 | an event `cursor` before the oldest kept event |
          *     | `/problems/precondition-failed` | 412 | `If-Match` names none of the resource's current ETags |
          *     | `/problems/payload-too-large` | 413 | a body over 64 KiB |
          *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON |
@@ -539,6 +666,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The cursor points before the oldest kept event; resynchronise from the resources. */
+        CursorExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The key has used its quota for the current window; retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -635,6 +774,31 @@ export interface components {
          * @example "3"
          */
         IfNoneMatch: string;
+        /**
+         * @description The `next_cursor` of an earlier page, as it was given: an opaque position in the feed.
+         *     A cursor that cannot be decoded is a `400`; one before the oldest kept event is a `410`.
+         * @example eyJhZnRlciI6Mn0
+         */
+        EventCursor: string;
+        /**
+         * @description Only events of these types; repeat the parameter for several (`?type=task.created&type=task.updated`).
+         * @example [
+         *       "task.created",
+         *       "task.updated"
+         *     ]
+         */
+        EventTypeFilter: components["schemas"]["EventType"][];
+        /**
+         * @description Only events of this project (a project of another tenant has none).
+         * @example 0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
+         */
+        EventProjectFilter: components["schemas"]["Uuid"];
+        /**
+         * @description Seconds to hold the request when no matching event is waiting after the cursor,
+         *     answering as soon as one is numbered (long polling); `0` answers at once.
+         * @example 25
+         */
+        Wait: number;
         /**
          * @description The order of the list; a leading `-` means newest first. Ties are broken by id.
          * @example -updated_at
@@ -1177,6 +1341,67 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `next_cursor` of an earlier page, as it was given: an opaque position in the feed.
+                 *     A cursor that cannot be decoded is a `400`; one before the oldest kept event is a `410`.
+                 * @example eyJhZnRlciI6Mn0
+                 */
+                cursor?: components["parameters"]["EventCursor"];
+                /**
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`).
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Only events of these types; repeat the parameter for several (`?type=task.created&type=task.updated`).
+                 * @example [
+                 *       "task.created",
+                 *       "task.updated"
+                 *     ]
+                 */
+                type?: components["parameters"]["EventTypeFilter"];
+                /**
+                 * @description Only events of this project (a project of another tenant has none).
+                 * @example 0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
+                 */
+                project_id?: components["parameters"]["EventProjectFilter"];
+                /**
+                 * @description Seconds to hold the request when no matching event is waiting after the cursor,
+                 *     answering as soon as one is numbered (long polling); `0` answers at once.
+                 * @example 25
+                 */
+                wait?: components["parameters"]["Wait"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the tenant's events, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            410: components["responses"]["CursorExpired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

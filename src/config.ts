@@ -25,8 +25,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Where several instances share their rate-limit counts; in memory when unset. */
   redisUrl?: string;
-  /** How often expired rows (Idempotency-Keys older than 24 hours) are looked for and removed. */
+  /** How often expired rows (Idempotency-Keys older than 24 hours, old events) are looked for and removed. */
   cleanupIntervalSeconds: number;
+  /** Events older than this are removed. */
+  eventRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     cleanupIntervalSeconds: parsePositiveSeconds('CLEANUP_INTERVAL_SECONDS', env.CLEANUP_INTERVAL_SECONDS, 60),
+    eventRetentionDays: parseDays('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
   };
 }
 
@@ -90,6 +93,12 @@ function parsePositiveSeconds(name: string, value: string | undefined, fallback:
   const seconds = parseSeconds(name, value, fallback);
   if (seconds === 0) throw new ConfigError(`${name} must be more than 0 seconds`);
   return seconds;
+}
+
+function parseDays(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^[1-9]\d{0,4}$/.test(value)) throw new ConfigError(`${name} must be a whole number of days from 1, not ${JSON.stringify(value)}`);
+  return Number(value);
 }
 
 function parseLogLevel(value: string | undefined): LogLevel {

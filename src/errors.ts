@@ -55,3 +55,10 @@ export class IdempotencyKeyBusyError extends Error {
     super('A request with this Idempotency-Key is still running; retry shortly.');
   }
 }
+
+/** An event cursor points before the oldest kept event: events after it are gone. */
+export class CursorExpiredError extends Error {
+  constructor() {
+    super("Events after this cursor's position are no longer kept; read the resources again, then follow the feed anew.");
+  }
+}

@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
 import { startCleanup } from './cleanup/expired-rows';
+import { startEventNumbering, type EventNumbering } from './events/event-numbering';
+import { startFeedWatcher, type FeedWatcher } from './events/feed-watcher';
 import type { Config } from './config';
 import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
@@ -32,11 +34,15 @@ export async function startService(config: Config, options: { logDestination?: D
     deprecate: (method, alternative) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},
   });
+  let numbering: EventNumbering | undefined;
+  let feed: FeedWatcher | undefined;
   try {
     await migrateToLatest(knex);
     const document = loadDocument();
-    const repositories = createRepositories(knex);
-    const route = await createOperationRouter(document.definition, repositories);
+    const repositories = createRepositories(knex, { onChangeCommitted: () => numbering?.poke() });
+    feed = startFeedWatcher(repositories, { logger });
+    numbering = startEventNumbering(repositories, { logger, onNumbered: feed.numbered });
+    const route = await createOperationRouter(document.definition, repositories, feed);
     const shutdown = shutdownSignal();
     const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
     const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown, rateLimiter });
@@ -45,7 +51,7 @@ export async function startService(config: Config, options: { logDestination?: D
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
-    const cleanup = startCleanup(repositories, { intervalMs: config.cleanupIntervalSeconds * 1000, logger });
+    const cleanup = startCleanup(repositories, { intervalMs: config.cleanupIntervalSeconds * 1000, eventRetentionDays: config.eventRetentionDays, logger });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     return {
@@ -59,6 +65,8 @@ export async function startService(config: Config, options: { logDestination?: D
        */
       async stop() {
         shutdown.begin();
+        // Long polls answer now, with what they have, so their connections can close.
+        feed?.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Keep-alive connections whose last answer went out before the signal sit idle: close them
         // as they fall idle, not only those idle at the moment of close().
@@ -68,11 +76,14 @@ export async function startService(config: Config, options: { logDestination?: D
         clearInterval(idleSweep);
         clearTimeout(deadline);
         await cleanup.stop();
+        await numbering?.stop();
         await rateLimiter?.close();
         await knex.destroy();
       },
     };
   } catch (error) {
+    feed?.stop();
+    await numbering?.stop();
     await knex.destroy();
     throw error;
   }

@@ -1,6 +1,6 @@
 /**
  * Removes in the background what the service keeps only for a while (Idempotency-Keys after 24
- * hours), a small batch at a time, so a large backlog never holds a lock or a connection for long.
+ * hours, events after their retention), a small batch at a time, so a large backlog never holds a lock or a connection for long.
  * Several instances may run it at once: each batch deletes only rows that are still expired.
  */
 import type { Logger } from 'pino';
@@ -13,18 +13,22 @@ export interface Cleanup {
   stop(): Promise<void>;
 }
 
-export function startCleanup(repositories: Repositories, options: { intervalMs: number; logger: Logger }): Cleanup {
-  const { intervalMs, logger } = options;
+export function startCleanup(repositories: Repositories, options: { intervalMs: number; eventRetentionDays: number; logger: Logger }): Cleanup {
+  const { intervalMs, eventRetentionDays, logger } = options;
   let stopping = false;
   let running: Promise<void> = Promise.resolve();
 
-  const removeExpired = async () => {
+  const removeAll = async (what: string, removeBatch: () => Promise<number>) => {
     let removed = 0;
     for (let batch = batchSize; batch === batchSize && !stopping; ) {
-      batch = await repositories.idempotency.removeExpired(batchSize);
+      batch = await removeBatch();
       removed += batch;
     }
-    if (removed > 0) logger.info({ removed }, 'expired idempotency keys removed');
+    if (removed > 0) logger.info({ removed }, `${what} removed`);
+  };
+  const removeExpired = async () => {
+    await removeAll('expired idempotency keys', () => repositories.idempotency.removeExpired(batchSize));
+    await removeAll('events past their retention', () => repositories.events.removeOlderThan(eventRetentionDays, batchSize));
   };
 
   const timer = setInterval(() => {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
+import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { WriteContext } from './transactions';
@@ -41,7 +42,7 @@ function toProject(row: ProjectRow): Project {
   };
 }
 
-export function projectsRepository(knex: Knex) {
+export function projectsRepository(knex: Knex, events: EventsRepository) {
   const ofTenant = (db: Knex | Knex.Transaction, tenantId: string, projectId: string) =>
     db('projects').where({ project_id: projectId, tenant_id: tenantId });
 
@@ -50,11 +51,13 @@ export function projectsRepository(knex: Knex) {
     lockingRead(knex, ofTenant(trx, tenantId, projectId).first()) as Promise<ProjectRow | undefined>;
 
   return translatingErrors({
-    async create(tenantId: string, project: NewProject, { trx }: WriteContext): Promise<Versioned<Project>> {
+    async create(tenantId: string, project: NewProject, write: WriteContext): Promise<Versioned<Project>> {
       const now = nowForDb();
       const row: ProjectRow = { project_id: uuidv7(), tenant_id: tenantId, ...project, created_at: now, updated_at: now, version: 1 };
-      await trx('projects').insert(row);
-      return versioned(row);
+      await write.trx('projects').insert(row);
+      const created = versioned(row);
+      await events.record(write, { tenantId, type: 'project.created', projectId: row.project_id, object: created.value });
+      return created;
     },
 
     async find(tenantId: string, projectId: string, trx?: Knex.Transaction): Promise<Versioned<Project> | undefined> {
@@ -75,18 +78,24 @@ export function projectsRepository(knex: Knex) {
     },
 
     /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
-    async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition: VersionCondition, { trx }: WriteContext): Promise<Versioned<Project> | undefined> {
-      const change = await changeVersioned(trx, scoped(tenantId, projectId), locked(tenantId, projectId), changes, condition, 'project');
-      return change && versioned(change.after);
+    async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition: VersionCondition, write: WriteContext): Promise<Versioned<Project> | undefined> {
+      const change = await changeVersioned(write.trx, scoped(tenantId, projectId), locked(tenantId, projectId), changes, condition, 'project');
+      if (change === undefined) return undefined;
+      const [before, after] = [toProject(change.before), versioned(change.after)];
+      await events.record(write, { tenantId, type: 'project.updated', projectId, object: after.value, previous: changedFields(before, after.value) });
+      return after;
     },
 
     /**
      * Deletes the project and, by the foreign key's cascade, its tasks; false when there was
      * none, 412 when the condition fails.
      */
-    async remove(tenantId: string, projectId: string, condition: VersionCondition, { trx }: WriteContext): Promise<boolean> {
-      const removed = await deleteVersioned(trx, scoped(tenantId, projectId), locked(tenantId, projectId), condition, 'project');
-      return removed !== undefined;
+    async remove(tenantId: string, projectId: string, condition: VersionCondition, write: WriteContext): Promise<boolean> {
+      const removed = await deleteVersioned(write.trx, scoped(tenantId, projectId), locked(tenantId, projectId), condition, 'project');
+      if (removed === undefined) return false;
+      // Its tasks go with it, by the foreign key's cascade, with no event each.
+      await events.record(write, { tenantId, type: 'project.deleted', projectId, object: toProject(removed) });
+      return true;
     },
   });
 }

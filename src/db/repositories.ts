@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { apiKeysRepository } from './api-keys-repository';
+import { eventsRepository } from './events-repository';
 import { idempotencyRepository } from './idempotency-repository';
+import { leasesRepository } from './leases-repository';
 import { projectsRepository } from './projects-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
@@ -8,14 +10,25 @@ import { inTransaction, type WriteContext } from './transactions';
 
 export type Repositories = ReturnType<typeof createRepositories>;
 
-export function createRepositories(knex: Knex) {
+/**
+ * `onChangeCommitted` hears of every request's change once it has committed (the numbering of its
+ * event need not wait for its next look).
+ */
+export function createRepositories(knex: Knex, options: { onChangeCommitted?: () => void } = {}) {
+  const events = eventsRepository(knex);
   return {
     tenants: tenantsRepository(knex),
     apiKeys: apiKeysRepository(knex),
-    projects: projectsRepository(knex),
-    tasks: tasksRepository(knex),
+    projects: projectsRepository(knex, events),
+    tasks: tasksRepository(knex, events),
+    events,
+    leases: leasesRepository(knex),
     idempotency: idempotencyRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
-    inTransaction: <T>(requestId: string, work: (write: WriteContext) => Promise<T>) => inTransaction(knex, requestId, work),
+    async inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
+      const result = await inTransaction(knex, requestId, work);
+      options.onChangeCommitted?.();
+      return result;
+    },
   };
 }

@@ -5,6 +5,7 @@ import { UnknownProjectError } from '../errors';
 import { affectedRows } from './affected-rows';
 import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, translatingErrors } from './database-errors';
+import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { WriteContext } from './transactions';
@@ -62,7 +63,7 @@ const insertIfProjectOfTenant =
   `insert into tasks (${insertedColumns.join(', ')}) select ${insertedColumns.map(() => '?').join(', ')} ` +
   'from projects where project_id = ? and tenant_id = ?';
 
-export function tasksRepository(knex: Knex) {
+export function tasksRepository(knex: Knex, events: EventsRepository) {
   const ofTenant = (tenantId: string, taskId: string) =>
     knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
   const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => ofTenant(tenantId, taskId).first());
@@ -77,7 +78,7 @@ export function tasksRepository(knex: Knex) {
 
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
-    async create(tenantId: string, task: TaskCreate, { trx }: WriteContext): Promise<Versioned<Task>> {
+    async create(tenantId: string, task: TaskCreate, write: WriteContext): Promise<Versioned<Task>> {
       const now = nowForDb();
       const row: TaskRow = {
         task_id: uuidv7(),
@@ -89,14 +90,16 @@ export function tasksRepository(knex: Knex) {
         updated_at: now,
         version: 1,
       };
-      const inserted = await trx
+      const inserted = await write.trx
         .raw(insertIfProjectOfTenant, [...insertedColumns.map((column) => row[column] as Knex.Value), task.project_id, tenantId])
         .catch((error: unknown) => {
           // The project was deleted while the row went in.
           throw isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : error;
         });
       if (affectedRows(inserted) === 0) throw new UnknownProjectError(task.project_id);
-      return versioned(row);
+      const created = versioned(row);
+      await events.record(write, { tenantId, type: 'task.created', projectId: row.project_id, object: created.value });
+      return created;
     },
 
     async find(tenantId: string, taskId: string): Promise<Versioned<Task> | undefined> {
@@ -126,15 +129,20 @@ export function tasksRepository(knex: Knex) {
     },
 
     /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
-    async update(tenantId: string, taskId: string, changes: TaskUpdate, condition: VersionCondition, { trx }: WriteContext): Promise<Versioned<Task> | undefined> {
-      const change = await changeVersioned(trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), changes, condition, 'task');
-      return change && versioned(change.after);
+    async update(tenantId: string, taskId: string, changes: TaskUpdate, condition: VersionCondition, write: WriteContext): Promise<Versioned<Task> | undefined> {
+      const change = await changeVersioned(write.trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), changes, condition, 'task');
+      if (change === undefined) return undefined;
+      const [before, after] = [toTask(change.before), versioned(change.after)];
+      await events.record(write, { tenantId, type: 'task.updated', projectId: before.project_id, object: after.value, previous: changedFields(before, after.value) });
+      return after;
     },
 
     /** False when the tenant has no such task, 412 when the condition fails. */
-    async remove(tenantId: string, taskId: string, condition: VersionCondition, { trx }: WriteContext): Promise<boolean> {
-      const removed = await deleteVersioned(trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), condition, 'task');
-      return removed !== undefined;
+    async remove(tenantId: string, taskId: string, condition: VersionCondition, write: WriteContext): Promise<boolean> {
+      const removed = await deleteVersioned(write.trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), condition, 'task');
+      if (removed === undefined) return false;
+      await events.record(write, { tenantId, type: 'task.deleted', projectId: removed.project_id, object: toTask(removed) });
+      return true;
     },
   });
 }

@@ -9,8 +9,10 @@ import { OpenAPIBackend, ValidationContext, type Context, type Document, type Re
 import type { Principal } from '../db/api-keys-repository';
 import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
+import type { FeedWatcher } from '../events/feed-watcher';
 import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import type { OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
+import { eventHandlers } from '../handlers/events';
 import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
@@ -73,7 +75,7 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
 /** Routes and answers a request, noting in `facts` which operation it was. */
 export type OperationRouter = (request: Request, facts: RequestFacts) => Promise<HttpReply>;
 
-export async function createOperationRouter(definition: Document, repositories: Repositories): Promise<OperationRouter> {
+export async function createOperationRouter(definition: Document, repositories: Repositories, feed: FeedWatcher): Promise<OperationRouter> {
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -85,7 +87,7 @@ export async function createOperationRouter(definition: Document, repositories: 
     ajvOpts: { allErrors: true, useDefaults: true, verbose: true },
     customizeAjv,
   });
-  const handlers: OperationHandlers = { ...projectHandlers(repositories), ...taskHandlers(repositories) };
+  const handlers: OperationHandlers = { ...projectHandlers(repositories), ...taskHandlers(repositories), ...eventHandlers(repositories, feed) };
   for (const [operationId, handler] of Object.entries(handlers)) {
     api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories));
   }

@@ -3,7 +3,7 @@
  * document lists is here; anything unrecognised is a 500 that says nothing of the cause.
  */
 import type { components } from '../../generated/api';
-import { DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, NotFoundError, PreconditionFailedError, UnknownProjectError } from '../errors';
+import { CursorExpiredError, DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, NotFoundError, PreconditionFailedError, UnknownProjectError } from '../errors';
 import type { HttpReply } from './http-reply';
 
 type Problem = components['schemas']['Problem'];
@@ -18,6 +18,7 @@ const kinds = {
   'not-found': { status: 404, title: 'Not found' },
   'route-not-found': { status: 404, title: 'Route not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'cursor-expired': { status: 410, title: 'Cursor expired' },
   'idempotency-in-progress': { status: 409, title: 'Request in progress' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
@@ -90,6 +91,7 @@ export function problemFor(error: unknown): HttpReply {
   if (error instanceof NotFoundError) return problemReply('not-found', error.message);
   if (error instanceof UnknownProjectError) return problemReply('unknown-project', error.message);
   if (error instanceof InvalidCursorError) return problemReply('invalid-cursor', error.message);
+  if (error instanceof CursorExpiredError) return problemReply('cursor-expired', error.message);
   if (error instanceof PreconditionFailedError) return problemReply('precondition-failed', error.message);
   if (error instanceof IdempotencyKeyBusyError) return problemReply('idempotency-in-progress', error.message);
   if (error instanceof DatabaseUnavailableError) {

@@ -23,6 +23,8 @@ export const statements = {
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
   lockTask:
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ? for update',
+  insertEvent:
+    'insert into `events` (`created_at`, `data`, `event_id`, `project_id`, `request_id`, `sequence`, `tenant_id`, `type`) values (?, ?, ?, ?, ?, ?, ?, ?)',
   updateTaskStatus:
     'update `tasks` set `status` = ?, `updated_at` = ?, `version` = ? where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) and `version` = ?',
   listTasks:
@@ -31,9 +33,9 @@ export const statements = {
 
 /** The statements each benchmarked operation runs, in order, on its usual path. */
 export const statementsByOperation = {
-  createTask: [statements.findKey, statements.begin, statements.insertTask, statements.commit],
+  createTask: [statements.findKey, statements.begin, statements.insertTask, statements.insertEvent, statements.commit],
   getTask: [statements.findKey, statements.findTask],
-  updateTask: [statements.findKey, statements.begin, statements.lockTask, statements.updateTaskStatus, statements.commit],
+  updateTask: [statements.findKey, statements.begin, statements.lockTask, statements.updateTaskStatus, statements.insertEvent, statements.commit],
   listProjectTasks: [statements.findKey, statements.listTasks],
 };
 
@@ -59,6 +61,12 @@ const toTask = (row: TaskRow) => ({
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at),
 });
+
+/** The event of a change, written in the change's transaction as the service writes it. */
+function recordEvent(connection: PoolConnection, tenantId: string, type: string, task: ReturnType<typeof toTask>, previous?: object) {
+  const data = JSON.stringify({ object: task, previous });
+  return connection.query(statements.insertEvent, [nowForDb(), data, uuidv7(), task.project_id, uuidv7(), null, tenantId, type]);
+}
 
 /** A change in one transaction, as the service makes each one; rolled back if it throws. */
 async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
@@ -120,6 +128,7 @@ function main(): void {
       const row = { task_id: uuidv7(), project_id: body.project_id, title: body.title, description: body.description ?? null, status: 'pending', created_at: now, updated_at: now, version: 1 };
       const inserted = await inTransaction(pool, async (connection) => {
         const [result] = await connection.query<ResultSetHeader>(statements.insertTask, [...Object.values(row), body.project_id, tenantId]);
+        if (result.affectedRows > 0) await recordEvent(connection, tenantId, 'task.created', toTask(row as TaskRow));
         return result.affectedRows;
       });
       if (inserted === 0) return send(res, 404);
@@ -139,6 +148,7 @@ function main(): void {
         const now = nowForDb();
         const after = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
         await connection.query<ResultSetHeader>(statements.updateTaskStatus, [status, after.updated_at, after.version, row.task_id, tenantId, row.version]);
+        await recordEvent(connection, tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) });
         return after;
       });
       if (changed === undefined) return send(res, 404);

@@ -1,0 +1,197 @@
+/**
+ * Events: written in the transaction of the change they record, numbered per tenant after they
+ * commit (one numbering writer at a time, holding a lease), and read back as a feed of numbered
+ * events only.
+ */
+import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import type { components } from '../../generated/api';
+import { CursorExpiredError, InvalidCursorError } from '../errors';
+import { affectedRows } from './affected-rows';
+import { translatingErrors, WriteConflictError } from './database-errors';
+import type { Lease } from './leases-repository';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { inTransaction, type WriteContext } from './transactions';
+
+type Event = components['schemas']['Event'];
+type EventType = components['schemas']['EventType'];
+type EventData = components['schemas']['EventData'];
+
+export interface NewEvent {
+  tenantId: string;
+  type: EventType;
+  projectId: string;
+  object: EventData['object'];
+  /** On an update: the fields that changed, with their old values. */
+  previous?: EventData['previous'];
+}
+
+interface EventRow {
+  event_id: string;
+  sequence: number;
+  type: EventType;
+  created_at: DbTimestamp;
+  project_id: string;
+  request_id: string;
+  data: string;
+}
+
+export interface FeedQuery {
+  /** The position to read after (the last sequence a consumer has), or none: from the oldest kept. */
+  after?: number;
+  limit: number;
+  types?: EventType[];
+  projectId?: string;
+}
+
+export interface FeedPage {
+  events: Event[];
+  /** The position after the last event returned, or after all that were there to read. */
+  position: number;
+  hasMore: boolean;
+}
+
+/** The feed's cursor: an opaque spelling of a position. */
+export function encodeEventCursor(position: number): string {
+  return Buffer.from(JSON.stringify({ after: position })).toString('base64url');
+}
+
+export function decodeEventCursor(cursor: string): number {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new InvalidCursorError('cannot be decoded');
+  }
+  const after = (decoded as { after?: unknown } | null)?.after;
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) throw new InvalidCursorError('cannot be decoded');
+  return after;
+}
+
+/** The fields of `before` that differ in `after`, with their values in `before`. */
+export function changedFields<T extends object>(before: T, after: T): Partial<T> {
+  const previous: Partial<T> = {};
+  for (const field of Object.keys(before) as Array<keyof T>) if (before[field] !== after[field]) previous[field] = before[field];
+  return previous;
+}
+
+function toEvent(row: EventRow): Event {
+  return {
+    event_id: row.event_id,
+    sequence: Number(row.sequence),
+    type: row.type,
+    created_at: fromDbTimestamp(row.created_at),
+    project_id: row.project_id,
+    request_id: row.request_id,
+    data: JSON.parse(row.data),
+  };
+}
+
+export type EventsRepository = ReturnType<typeof eventsRepository>;
+
+export function eventsRepository(knex: Knex) {
+  const lastSequenceOf = async (db: Knex | Knex.Transaction, tenantId: string) =>
+    Number((await db('event_sequences').first('last_sequence').where('tenant_id', tenantId))?.last_sequence ?? 0);
+
+  return translatingErrors({
+    /** Writes the event of a change in the change's own transaction; it has no number yet. */
+    async record({ trx, requestId }: WriteContext, event: NewEvent): Promise<void> {
+      await trx('events').insert({
+        event_id: uuidv7(),
+        tenant_id: event.tenantId,
+        sequence: null,
+        type: event.type,
+        project_id: event.projectId,
+        request_id: requestId,
+        data: JSON.stringify({ object: event.object, previous: event.previous }),
+        created_at: nowForDb(),
+      });
+    },
+
+    /**
+     * A page of the tenant's numbered events after a position. CursorExpiredError when events
+     * after that position have been removed by retention.
+     */
+    async page(tenantId: string, query: FeedQuery): Promise<FeedPage> {
+      // Read first, so every event up to it is numbered and visible to the page's own read.
+      const last = await lastSequenceOf(knex, tenantId);
+      const oldestRow = await knex('events').where('tenant_id', tenantId).whereNotNull('sequence').min({ oldest: 'sequence' }).first();
+      const oldest = oldestRow?.oldest == null ? undefined : Number(oldestRow.oldest);
+      const firstKept = oldest ?? last + 1;
+      if (query.after !== undefined && query.after < firstKept - 1) throw new CursorExpiredError();
+      const start = query.after ?? firstKept - 1;
+      const rows: EventRow[] = await knex('events')
+        .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
+        .where('tenant_id', tenantId)
+        .where('sequence', '>', start)
+        .where('sequence', '<=', last)
+        .modify((q) => {
+          if (query.types) q.whereIn('type', query.types);
+          if (query.projectId) q.where('project_id', query.projectId);
+        })
+        .orderBy('sequence')
+        .limit(query.limit + 1);
+      const hasMore = rows.length > query.limit;
+      if (hasMore) rows.length = query.limit;
+      const position = hasMore ? Number(rows[rows.length - 1].sequence) : Math.max(start, last);
+      return { events: rows.map(toEvent), position, hasMore };
+    },
+
+    /** The last sequence given to each of these tenants' events (0 for none yet). */
+    async lastSequences(tenantIds: string[]): Promise<Map<string, number>> {
+      const rows: Array<{ tenant_id: string; last_sequence: number }> = await knex('event_sequences').select('tenant_id', 'last_sequence').whereIn('tenant_id', tenantIds);
+      return new Map(rows.map((row) => [row.tenant_id, Number(row.last_sequence)]));
+    },
+
+    /**
+     * Numbers up to `batch` committed events that have no number yet, per tenant on from the
+     * tenant's last sequence, in one transaction that also renews the numbering lease: it commits
+     * only while this holder has the lease, and a number given twice fails on the unique index.
+     * Answers how many it numbered and each numbered tenant's new last sequence; undefined when
+     * the lease has passed to another holder.
+     */
+    async numberPending(
+      lease: Lease,
+      renewLease: (trx: Knex.Transaction, lease: Lease) => Promise<boolean>,
+      batch: number,
+    ): Promise<{ numbered: number; lastSequences: Map<string, number> } | undefined> {
+      return inTransaction(knex, 'event-numbering', async ({ trx }) => {
+        if (!(await renewLease(trx, lease))) return undefined;
+        const pending: Array<{ event_id: string; tenant_id: string }> = await trx('events')
+          .select('event_id', 'tenant_id')
+          .whereNull('sequence')
+          .orderBy('event_id')
+          .limit(batch);
+        if (pending.length === 0) return { numbered: 0, lastSequences: new Map<string, number>() };
+        const tenantIds = [...new Set(pending.map((event) => event.tenant_id))];
+        const counters: Array<{ tenant_id: string; last_sequence: number }> = await trx('event_sequences').select('tenant_id', 'last_sequence').whereIn('tenant_id', tenantIds);
+        const before = new Map(counters.map((row) => [row.tenant_id, Number(row.last_sequence)]));
+        const last = new Map(before);
+        const numbers = pending.map((event) => {
+          const sequence = (last.get(event.tenant_id) ?? 0) + 1;
+          last.set(event.tenant_id, sequence);
+          return [event.event_id, sequence] as const;
+        });
+        const numbered = await trx.raw(
+          `update events set sequence = case event_id ${numbers.map(() => 'when ? then ?').join(' ')} end where event_id in (${numbers.map(() => '?').join(', ')}) and sequence is null`,
+          [...numbers.flat(), ...numbers.map(([eventId]) => eventId)],
+        );
+        if (affectedRows(numbered) !== numbers.length) throw new WriteConflictError();
+        for (const [tenantId, sequence] of last) {
+          const previous = before.get(tenantId);
+          if (previous === undefined) await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
+          else if ((await trx('event_sequences').where({ tenant_id: tenantId, last_sequence: previous }).update({ last_sequence: sequence })) !== 1) throw new WriteConflictError();
+        }
+        return { numbered: numbers.length, lastSequences: last };
+      });
+    },
+
+    /** Removes up to `batch` numbered events older than the retention; how many it removed. */
+    async removeOlderThan(days: number, batch: number): Promise<number> {
+      const cutoff = toDbTimestamp(new Date(Date.now() - days * 86_400_000).toISOString());
+      const ids: string[] = await knex('events').where('created_at', '<', cutoff).whereNotNull('sequence').orderBy('created_at').limit(batch).pluck('event_id');
+      if (ids.length === 0) return 0;
+      return knex('events').whereIn('event_id', ids).delete();
+    },
+  });
+}
