@@ -11,8 +11,15 @@ import type { Repositories } from '../db/repositories';
 
 /** How long the lease lasts without renewal: another instance takes over this long after a holder dies. */
 const leaseTtlMs = 3000;
+/** The holder renews the lease when a third of it has passed, whether or not it has numbered anything. */
+const renewAfterMs = leaseTtlMs / 3;
 /** How often the holder looks for events that other instances wrote (its own it is told of). */
-const holderPollMs = 50;
+const holderPollMs = 100;
+/**
+ * How long numbering waits after hearing of a commit here, so that the events of the commits
+ * close behind it are numbered in the same transaction rather than one transaction each.
+ */
+const gatherMs = 20;
 /** How often an instance without the lease tries for it. */
 const standbyPollMs = 1000;
 /** Events numbered in one transaction. */
@@ -31,10 +38,13 @@ export function startEventNumbering(
   const { logger, onNumbered } = options;
   const lease: Lease = { name: 'event-numbering', holder: randomUUID(), ttlMs: leaseTtlMs };
   let holding = false;
+  let renewedAt = 0;
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  /** A commit was heard of while numbering ran: run again (after gathering) when it ends. */
   let again = false;
+  let gathering = false;
 
   const numberAll = async () => {
     for (;;) {
@@ -51,9 +61,11 @@ export function startEventNumbering(
 
   const cycle = async () => {
     try {
-      if (!holding) {
+      if (!holding || Date.now() - renewedAt > renewAfterMs) {
+        const held = holding;
         holding = await repositories.leases.claim(lease);
-        if (holding) logger.info({ holder: lease.holder }, 'this instance numbers events');
+        renewedAt = Date.now();
+        if (holding && !held) logger.info({ holder: lease.holder }, 'this instance numbers events');
       }
       if (holding) await numberAll();
     } catch (error) {
@@ -68,21 +80,25 @@ export function startEventNumbering(
       return;
     }
     clearTimeout(timer);
+    gathering = false;
     running = cycle().finally(() => {
       running = undefined;
-      if (again) {
-        again = false;
-        run();
-      } else if (!stopping) {
-        timer = setTimeout(run, holding ? holderPollMs : standbyPollMs);
-      }
+      if (stopping) return;
+      timer = setTimeout(run, again ? gatherMs : holding ? holderPollMs : standbyPollMs);
+      again = false;
     });
   };
   run();
 
   return {
     poke() {
-      if (holding) run();
+      if (!holding || stopping) return;
+      if (running) again = true;
+      else if (!gathering) {
+        gathering = true;
+        clearTimeout(timer);
+        timer = setTimeout(run, gatherMs);
+      }
     },
     async stop() {
       stopping = true;
