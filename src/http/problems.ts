@@ -11,6 +11,7 @@ type ValidationIssue = components['schemas']['ValidationIssue'];
 
 const kinds = {
   'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'malformed-request': { status: 400, title: 'Malformed request' },
   'invalid-request': { status: 400, title: 'Invalid request' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
@@ -18,12 +19,14 @@ const kinds = {
   'not-found': { status: 404, title: 'Not found' },
   'route-not-found': { status: 404, title: 'Route not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'idempotency-in-progress': { status: 409, title: 'Request in progress' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'unknown-project': { status: 422, title: 'Unknown project' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
+  'headers-too-large': { status: 431, title: 'Request header fields too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
