@@ -25,6 +25,14 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Where several instances share their rate-limit counts; in memory when unset. */
   redisUrl?: string;
+  /** Time for a request's headers to arrive. */
+  headersTimeoutSeconds: number;
+  /** Time for a whole request (headers and body) to arrive. */
+  requestTimeoutSeconds: number;
+  /** How long an idle keep-alive connection is kept between requests. */
+  keepAliveTimeoutSeconds: number;
+  /** Connections served at once; more are closed as they arrive. 0: no cap. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {}
@@ -61,7 +69,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceSeconds: parseSeconds('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 10),
     rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
     redisUrl: parseRedisUrl(env.REDIS_URL),
+    ...parseHttpTimeouts(env),
+    maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
   };
+}
+
+function parseHttpTimeouts(env: NodeJS.ProcessEnv) {
+  const headersTimeoutSeconds = parseTimeout('HEADERS_TIMEOUT_SECONDS', env.HEADERS_TIMEOUT_SECONDS, 10);
+  const requestTimeoutSeconds = parseTimeout('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30);
+  const keepAliveTimeoutSeconds = parseTimeout('KEEP_ALIVE_TIMEOUT_SECONDS', env.KEEP_ALIVE_TIMEOUT_SECONDS, 5);
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (headersTimeoutSeconds > requestTimeoutSeconds) {
+    throw new ConfigError(`HEADERS_TIMEOUT_SECONDS (${headersTimeoutSeconds}) must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`);
+  }
+  return { headersTimeoutSeconds, requestTimeoutSeconds, keepAliveTimeoutSeconds };
+}
+
+function parseTimeout(name: string, value: string | undefined, fallback: number): number {
+  const seconds = parseSeconds(name, value, fallback);
+  if (seconds === 0) throw new ConfigError(`${name} must be more than 0 seconds`);
+  return seconds;
 }
 
 function parseCount(name: string, value: string | undefined, fallback: number): number {

@@ -9,6 +9,7 @@ import type { Config } from './config';
 import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
 import { createApp, httpServerFor } from './http/app';
+import { answerUnparsableRequests } from './http/client-errors';
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
@@ -37,8 +38,10 @@ export async function startService(config: Config, options: { logDestination?: D
     const route = await createOperationRouter(document.definition, createRepositories(knex));
     const shutdown = shutdownSignal();
     const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
-    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown, rateLimiter });
-    const server = httpServerFor(app);
+    const metrics = createMetrics(knex);
+    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, shutdown, rateLimiter });
+    const server = httpServerFor(app, config);
+    answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);

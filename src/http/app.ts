@@ -95,6 +95,15 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
   return app;
 }
 
+/** How long a client may take, and how many may be connected at once. */
+export interface ConnectionLimits {
+  headersTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
+  /** 0: no cap. */
+  maxConnections: number;
+}
+
 /**
  * The HTTP server for an Express app, its requests and responses born with the app's
  * prototypes. Express otherwise swaps in those prototypes (`Object.setPrototypeOf`) as each
@@ -102,8 +111,24 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
  * shape throughout node's http code and leaves its fast paths. With the prototype already in
  * place, the swap does nothing.
  */
-export function httpServerFor(app: express.Express): http.Server {
-  return http.createServer({ IncomingMessage: bornWith(http.IncomingMessage, app.request), ServerResponse: bornWith(http.ServerResponse, app.response) }, app);
+export function httpServerFor(app: express.Express, limits: ConnectionLimits): http.Server {
+  const headersTimeout = limits.headersTimeoutSeconds * 1000;
+  const server = http.createServer(
+    {
+      IncomingMessage: bornWith(http.IncomingMessage, app.request),
+      ServerResponse: bornWith(http.ServerResponse, app.response),
+      headersTimeout,
+      requestTimeout: limits.requestTimeoutSeconds * 1000,
+      // Node looks for late requests this often (30 s by default), so a timeout is enforced up to
+      // this much late: a second at most.
+      connectionsCheckingInterval: Math.min(1000, headersTimeout / 2),
+    },
+    app,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
+  // Connections past the cap are closed as they are accepted ('drop'), before costing anything more.
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  return server;
 }
 
 function bornWith<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(base: T, prototype: object): T {
