@@ -10,10 +10,11 @@ import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
 import { createApp, httpServerFor } from './http/app';
 import { answerUnparsableRequests } from './http/client-errors';
+import { createCountingStores, type CountingStores } from './http/counting-stores';
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
-import { createRateLimiter } from './http/rate-limit';
+import { authFailureBudget, perKeyRateLimit } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 
 export interface RunningService {
@@ -32,14 +33,17 @@ export async function startService(config: Config, options: { logDestination?: D
     deprecate: (method, alternative) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},
   });
+  let counting: CountingStores | undefined;
   try {
     await migrateToLatest(knex);
     const document = loadDocument();
-    const route = await createOperationRouter(document.definition, createRepositories(knex));
+    counting = createCountingStores({ redisUrl: config.redisUrl, redisTimeoutMs: config.redisTimeoutMs, logger });
+    const authFailures = authFailureBudget({ perMinute: config.authFailuresPerMinute, stores: counting });
+    const countRequest = perKeyRateLimit({ perMinute: config.rateLimitPerMinute, stores: counting, logger });
+    const route = await createOperationRouter(document.definition, createRepositories(knex), authFailures);
     const shutdown = shutdownSignal();
-    const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
     const metrics = createMetrics(knex);
-    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, shutdown, rateLimiter });
+    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, shutdown, countRequest });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {
@@ -67,11 +71,12 @@ export async function startService(config: Config, options: { logDestination?: D
         await closed;
         clearInterval(idleSweep);
         clearTimeout(deadline);
-        await rateLimiter?.close();
+        await counting?.close();
         await knex.destroy();
       },
     };
   } catch (error) {
+    await counting?.close();
     await knex.destroy();
     throw error;
   }

@@ -4,15 +4,17 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Config } from '../config';
 import { isReachable } from '../db/health';
 import { DatabaseUnavailableError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
-import { sendReply } from './http-reply';
+import type { Exchange } from './exchange';
+import { sendReply, type HttpReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
-import type { RateLimiter } from './rate-limit';
+import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { ProblemError, problemFor } from './problems';
 
@@ -31,6 +33,22 @@ function refuseMalformedPath(path: string): void {
 /** Response headers a browser client may read, when CORS lets one in. */
 const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After'];
 
+/** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
+function run(middleware: express.RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+  });
+}
+
+/**
+ * Whether a request body is still on its way, unread: answering without reading it, the
+ * service closes the connection rather than reading on to reach the next request.
+ */
+function bodyPending(req: Request): boolean {
+  const declared = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  return declared && !req.complete;
+}
+
 interface AppOptions {
   document: ContractDocument;
   route: OperationRouter;
@@ -38,15 +56,19 @@ interface AppOptions {
   logger: Logger;
   metrics: Metrics;
   corsOrigins: string[];
+  trustProxy: Config['trustProxy'];
   shutdown: ShutdownSignal;
-  rateLimiter?: RateLimiter;
+  /** The per-key rate limit; none when it is off. */
+  countRequest?: CountRequest;
 }
 
-export function createApp({ document, route, knex, logger, metrics, corsOrigins, shutdown, rateLimiter }: AppOptions): express.Express {
+export function createApp({ document, route, knex, logger, metrics, corsOrigins, trustProxy, shutdown, countRequest }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
   app.set('etag', false);
+  // req.ip: the socket's address unless the configured proxies vouch for X-Forwarded-For.
+  app.set('trust proxy', trustProxy);
 
   app.use(observeRequests(logger, metrics));
   app.use(shutdown.closeConnectionsWhenStopping);
@@ -71,27 +93,40 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(docsRouter());
-  if (rateLimiter) app.use('/v1', rateLimiter.middleware);
 
-  // Only the methods the document gives bodies to read one; on others a body is ignored.
   const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true });
-  app.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? parseJson(req, res, next) : next()));
-  const fail = (res: Response, error: unknown) => {
+  const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
     if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
-    sendReply(res, reply);
+    return reply;
   };
   app.use(async (req: Request, res: Response) => {
+    let reply: HttpReply;
     try {
       refuseMalformedPath(req.path);
-      const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };
-      sendReply(res, await route(request, res.locals.facts as RequestFacts));
+      const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: undefined as unknown };
+      const exchange: Exchange = {
+        facts: res.locals.facts as RequestFacts,
+        clientAddress: req.ip ?? '',
+        countRequest: countRequest ? (keyId) => countRequest(keyId, req, res) : () => Promise.resolve(),
+        // Only the methods the document gives bodies read one; on others a body is ignored.
+        readBody: async () => {
+          if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
+          await run(parseJson, req, res);
+          // Where the router parses the request again (validation), it finds the body too.
+          request.body = req.body;
+          return req.body;
+        },
+      };
+      reply = await route(request, exchange);
     } catch (error) {
-      fail(res, error);
+      reply = problemReply(res, error);
     }
+    if (bodyPending(req)) res.setHeader('Connection', 'close');
+    sendReply(res, reply);
   });
-  // Errors before routing: the body parser's (malformed JSON, too large, bad charset).
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, error));
+  // Errors the routes before the API's pass on (a docs file that cannot be read).
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => sendReply(res, problemReply(res, error)));
   return app;
 }
 

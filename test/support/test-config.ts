@@ -1,8 +1,10 @@
 import type { Config, DatabaseConfig } from '../../src/config';
 
 /**
- * The service's configuration for a test: port 0 on loopback, quiet logs, no CORS, a limit no
- * test reaches, and the service's own defaults for the timeouts.
+ * The service's configuration for a test: port 0 on loopback, quiet logs, no CORS, limits no
+ * test reaches, and the service's own defaults for the timeouts. Redis may take a second to
+ * answer: under a loaded test machine a few milliseconds is not always enough, and a test of
+ * shared counts must not fall back to counting in memory.
  */
 export function testConfig(database: DatabaseConfig, overrides: Partial<Config> = {}): Config {
   return {
@@ -13,6 +15,9 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     corsOrigins: [],
     shutdownGraceSeconds: 5,
     rateLimitPerMinute: 100_000,
+    authFailuresPerMinute: 100_000,
+    trustProxy: false,
+    redisTimeoutMs: 1000,
     headersTimeoutSeconds: 10,
     requestTimeoutSeconds: 30,
     keepAliveTimeoutSeconds: 5,
