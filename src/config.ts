@@ -43,6 +43,8 @@ export interface Config {
   keepAliveTimeoutSeconds: number;
   /** Connections served at once; more are closed as they arrive. 0: no cap. */
   maxConnections: number;
+  /** The longest one database statement may run before its request answers 503 (MySQL only). */
+  statementTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisTimeoutMs: parseMilliseconds('REDIS_TIMEOUT_MS', env.REDIS_TIMEOUT_MS, 10),
     ...parseHttpTimeouts(env),
     maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
+    statementTimeoutSeconds: parseTimeout('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, 5),
   };
 }
 

@@ -27,15 +27,23 @@ export interface RunningService {
 
 export async function startService(config: Config, options: { logDestination?: DestinationStream } = {}): Promise<RunningService> {
   const logger = createLogger(config.logLevel, options.logDestination);
-  const knex = createKnex(config.database, {
+  const knexLog: Knex.Logger = {
     warn: (message) => logger.warn({ knex: message }),
     error: (message) => logger.error({ knex: message }),
     deprecate: (method, alternative) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},
-  });
+  };
+  // Migrations may run long statements (an index over a large table): on a pool of their own,
+  // without the bound every request's statements have.
+  const migrator = createKnex(config.database, knexLog);
+  try {
+    await migrateToLatest(migrator);
+  } finally {
+    await migrator.destroy();
+  }
+  const knex = createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000);
   let counting: CountingStores | undefined;
   try {
-    await migrateToLatest(knex);
     const document = loadDocument();
     counting = createCountingStores({ redisUrl: config.redisUrl, redisTimeoutMs: config.redisTimeoutMs, logger });
     const authFailures = authFailureBudget({ perMinute: config.authFailuresPerMinute, stores: counting });
