@@ -30,8 +30,8 @@ function refuseMalformedPath(path: string): void {
   }
 }
 
-/** Response headers a browser client may read, when CORS lets one in. */
-const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After'];
+/** Response headers a browser client may read, when CORS lets one in: every header the document gives a response. */
+const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
 
 /** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
 function run(middleware: express.RequestHandler, req: Request, res: Response): Promise<void> {
