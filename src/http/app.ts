@@ -34,7 +34,7 @@ function refuseMalformedPath(path: string): void {
 const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
 
 /** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
-function run(middleware: express.RequestHandler, req: Request, res: Response): Promise<void> {
+function runMiddleware(middleware: express.RequestHandler, req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
     void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
   });
@@ -112,7 +112,7 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
         // Only the methods the document gives bodies read one; on others a body is ignored.
         readBody: async () => {
           if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
-          await run(parseJson, req, res);
+          await runMiddleware(parseJson, req, res);
           // Where the router parses the request again (validation), it finds the body too.
           request.body = req.body;
           return req.body;

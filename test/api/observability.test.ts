@@ -1,20 +1,15 @@
-import { Writable } from 'node:stream';
 import { loadDocument } from '../../src/http/document';
+import { capturedLog } from '../support/captured-log';
 import { startTestService, type TestService } from '../support/test-service';
 
-const logLines: Array<Record<string, unknown>> = [];
-const logStream = new Writable({
-  write(chunk, _encoding, done) {
-    for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
-    done();
-  },
-});
+const log = capturedLog();
+const logLines = log.lines;
 
 let api: TestService;
 let key: string;
 
 beforeAll(async () => {
-  api = await startTestService({ config: { logLevel: 'info' }, logDestination: logStream });
+  api = await startTestService({ config: { logLevel: 'info' }, logDestination: log.stream });
   key = await api.createKey('acme');
 });
 afterAll(() => api.stop());
