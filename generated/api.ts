@@ -389,8 +389,17 @@ export interface components {
             detail: string;
             /** @description The request's `X-Request-Id`, to quote when reporting the problem. */
             request_id?: string;
-            /** @description Present for `/problems/invalid-request`, one entry per problem. */
+            /**
+             * @description Present for `/problems/invalid-request`: one entry per place (field, parameter) with
+             *     a problem, the first 20 of them.
+             */
             errors?: components["schemas"]["ValidationIssue"][];
+            /**
+             * Format: int32
+             * @description How many more places have a problem than `errors` lists; absent when it lists them all.
+             * @example 281
+             */
+            errors_not_listed?: number;
         };
     };
     responses: {

@@ -116,8 +116,8 @@ export async function createOperationRouter(definition: Document, repositories: 
     },
     validationFail: (context: Context) => {
       const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
-      const errors = validationIssues(context.validation.errors ?? [], hints);
-      throw new ProblemError('invalid-request', describeIssues(errors), { errors });
+      const { issues, notListed } = validationIssues(context.validation.errors ?? [], hints);
+      throw new ProblemError('invalid-request', describeIssues(issues, notListed), { errors: issues, errorsNotListed: notListed });
     },
     notImplemented: (context: Context) => {
       throw new Error(`no handler for ${context.operation.operationId}`);

@@ -50,7 +50,7 @@ export class ProblemError extends Error {
   constructor(
     readonly kind: ProblemKind,
     detail: string,
-    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[] } = {},
+    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[]; errorsNotListed?: number } = {},
   ) {
     super(detail);
   }
@@ -60,6 +60,7 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['ex
   const { status, title } = kinds[kind];
   const problem: Problem = { type: `/problems/${kind}`, title, status, detail: clamp(detail, maxDetailLength) };
   if (extra.errors) problem.errors = extra.errors;
+  if (extra.errorsNotListed) problem.errors_not_listed = extra.errorsNotListed;
   return { status, body: problem, contentType: 'application/problem+json', headers: extra.headers ?? {} };
 }
 
