@@ -184,6 +184,16 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description 1 to 255 characters, none of them a control character.
+         * @example 4f1c2b9e-retry-safe-create
+         */
+        IdempotencyKey: string;
+        /**
+         * @description `*`, or entity tags separated by commas; no control characters.
+         * @example "3"
+         */
+        EntityTagList: string;
+        /**
          * Format: uuid
          * @description A lowercase canonical UUID.
          * @example 0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
@@ -455,6 +465,7 @@ export interface components {
          *     | type | status | when |
          *     |---|---|---|
          *     | `/problems/malformed-json` | 400 | the body is not valid JSON |
+         *     | `/problems/malformed-request` | 400 | HTTP cannot parse the request (malformed framing, a control character in a header value) |
          *     | `/problems/invalid-request` | 400 | a body, path or query value breaks the schema; `errors` lists each problem |
          *     | `/problems/invalid-cursor` | 400 | a `cursor` that cannot be decoded, names a position no item can have, or belongs to another `sort` |
          *     | `/problems/unauthenticated` | 401 | a missing, malformed, unknown or revoked key |
@@ -463,13 +474,15 @@ export interface components {
          *     | `/problems/route-not-found` | 404 | no such path |
          *     | `/problems/method-not-allowed` | 405 | the path has no such method |
          *     | `/problems/cursor-expired` | 410 | an event `cursor` before the oldest kept event |
+         *     | `/problems/request-timeout` | 408 | the headers or the whole request did not arrive in time |
          *     | `/problems/precondition-failed` | 412 | `If-Match` names none of the resource's current ETags |
          *     | `/problems/payload-too-large` | 413 | a body over 64 KiB |
          *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON |
          *     | `/problems/idempotency-in-progress` | 409 | a request with the same `Idempotency-Key` is still running |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body |
-         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute |
+         *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
+         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, or the client address has failed authentication too often |
          *     | `/problems/internal-error` | 500 | an unexpected fault |
          *     | `/problems/service-unavailable` | 503 | the database cannot be reached |
          * @example {
@@ -503,8 +516,17 @@ export interface components {
             detail: string;
             /** @description The request's `X-Request-Id`, to quote when reporting the problem. */
             request_id?: string;
-            /** @description Present for `/problems/invalid-request`, one entry per problem. */
+            /**
+             * @description Present for `/problems/invalid-request`: one entry per place (field, parameter) with
+             *     a problem, the first 20 of them.
+             */
             errors?: components["schemas"]["ValidationIssue"][];
+            /**
+             * Format: int32
+             * @description How many more places have a problem than `errors` lists; absent when it lists them all.
+             * @example 281
+             */
+            errors_not_listed?: number;
         };
     };
     responses: {
@@ -606,6 +628,36 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description HTTP cannot parse the request (malformed framing, a control character in a header value); the connection is closed. */
+        MalformedRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The headers, or the whole request, did not arrive in time; the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request's headers are over 16 KiB; the connection is closed. */
+        HeadersTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is over 64 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -678,7 +730,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key has used its quota for the current window; retry after `Retry-After` seconds. */
+        /**
+         * @description The key has used its quota for the current window, or the client's address has failed
+         *     authentication too often this minute; retry after `Retry-After` seconds.
+         */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -762,18 +817,18 @@ export interface components {
          *     hours.
          * @example 4f1c2b9e-retry-safe-create
          */
-        IdempotencyKey: string;
+        IdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
          * @description Change only if the resource still has one of these ETags (or exists, for `*`);
          *     otherwise `412` and nothing changes. Guards against lost updates.
          * @example "3"
          */
-        IfMatch: string;
+        IfMatch: components["schemas"]["EntityTagList"];
         /**
          * @description Answer `304` with no body if the resource still has one of these ETags.
          * @example "3"
          */
-        IfNoneMatch: string;
+        IfNoneMatch: components["schemas"]["EntityTagList"];
         /**
          * @description The `next_cursor` of an earlier page, as it was given: an opaque position in the feed.
          *     A cursor that cannot be decoded is a `400`; one before the oldest kept event is a `410`.

@@ -2,6 +2,7 @@
  * Every environment variable the service reads, read once, typed, with defaults. A bad value
  * stops the process at start-up with a message naming the variable.
  */
+import net from 'node:net';
 import path from 'node:path';
 import { defaultSqliteFile } from './paths';
 
@@ -23,12 +24,31 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Requests per API key per minute; 0 turns limiting off. */
   rateLimitPerMinute: number;
+  /** Failed authentications per client address per minute; 0 turns the budget off. */
+  authFailuresPerMinute: number;
+  /**
+   * Express's 'trust proxy': false (the socket's address is the client's), a number of proxy
+   * hops, or the proxies' addresses and subnets whose X-Forwarded-For is believed.
+   */
+  trustProxy: false | number | string[];
   /** Where several instances share their rate-limit counts; in memory when unset. */
   redisUrl?: string;
   /** How often expired rows (Idempotency-Keys older than 24 hours, old events) are looked for and removed. */
   cleanupIntervalSeconds: number;
   /** Events older than this are removed. */
   eventRetentionDays: number;
+  /** The longest a request waits for Redis; past it, the request counts in this instance's memory. */
+  redisTimeoutMs: number;
+  /** Time for a request's headers to arrive. */
+  headersTimeoutSeconds: number;
+  /** Time for a whole request (headers and body) to arrive. */
+  requestTimeoutSeconds: number;
+  /** How long an idle keep-alive connection is kept between requests. */
+  keepAliveTimeoutSeconds: number;
+  /** Connections served at once; more are closed as they arrive. 0: no cap. */
+  maxConnections: number;
+  /** The longest one database statement may run before its request answers 503 (MySQL only). */
+  statementTimeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,10 +84,58 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: parseOrigins(env.CORS_ORIGINS),
     shutdownGraceSeconds: parseSeconds('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 10),
     rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
+    authFailuresPerMinute: parseCount('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, 60),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     cleanupIntervalSeconds: parsePositiveSeconds('CLEANUP_INTERVAL_SECONDS', env.CLEANUP_INTERVAL_SECONDS, 60),
     eventRetentionDays: parseDays('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
+    redisTimeoutMs: parseMilliseconds('REDIS_TIMEOUT_MS', env.REDIS_TIMEOUT_MS, 10),
+    ...parseHttpTimeouts(env),
+    maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
+    statementTimeoutSeconds: parseTimeout('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, 5),
   };
+}
+
+function parseHttpTimeouts(env: NodeJS.ProcessEnv) {
+  const headersTimeoutSeconds = parseTimeout('HEADERS_TIMEOUT_SECONDS', env.HEADERS_TIMEOUT_SECONDS, 10);
+  const requestTimeoutSeconds = parseTimeout('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30);
+  const keepAliveTimeoutSeconds = parseTimeout('KEEP_ALIVE_TIMEOUT_SECONDS', env.KEEP_ALIVE_TIMEOUT_SECONDS, 5);
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (headersTimeoutSeconds > requestTimeoutSeconds) {
+    throw new ConfigError(`HEADERS_TIMEOUT_SECONDS (${headersTimeoutSeconds}) must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`);
+  }
+  return { headersTimeoutSeconds, requestTimeoutSeconds, keepAliveTimeoutSeconds };
+}
+
+/** Names express's 'trust proxy' understands besides addresses and subnets. */
+const proxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
+
+function parseTrustProxy(value: string | undefined): Config['trustProxy'] {
+  if (value === undefined || value === '') return false;
+  if (/^\d{1,3}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const version = net.isIP(address);
+    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 6 ? 128 : 32));
+    if (!(proxyRanges.includes(entry) || (version !== 0 && validPrefix && rest.length === 0))) {
+      // `true` is refused on purpose: believing any X-Forwarded-For lets every client pick its own address.
+      throw new ConfigError(`TRUST_PROXY takes a number of proxy hops or comma-separated proxy addresses, subnets or ${proxyRanges.join(', ')}, not ${JSON.stringify(entry)}`);
+    }
+  }
+  return entries;
+}
+
+function parseMilliseconds(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,6}$/.test(value) || Number(value) === 0) throw new ConfigError(`${name} must be a whole number of milliseconds from 1, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function parseTimeout(name: string, value: string | undefined, fallback: number): number {
+  const seconds = parseSeconds(name, value, fallback);
+  if (seconds === 0) throw new ConfigError(`${name} must be more than 0 seconds`);
+  return seconds;
 }
 
 function parseCount(name: string, value: string | undefined, fallback: number): number {

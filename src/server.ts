@@ -12,10 +12,12 @@ import type { Config } from './config';
 import { createKnex, migrateToLatest } from './db/knex';
 import { createRepositories } from './db/repositories';
 import { createApp, httpServerFor } from './http/app';
+import { answerUnparsableRequests } from './http/client-errors';
+import { createCountingStores, type CountingStores } from './http/counting-stores';
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
-import { createRateLimiter } from './http/rate-limit';
+import { authFailureBudget, perKeyRateLimit } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 
 export interface RunningService {
@@ -28,25 +30,38 @@ export interface RunningService {
 
 export async function startService(config: Config, options: { logDestination?: DestinationStream } = {}): Promise<RunningService> {
   const logger = createLogger(config.logLevel, options.logDestination);
-  const knex = createKnex(config.database, {
+  const knexLog: Knex.Logger = {
     warn: (message) => logger.warn({ knex: message }),
     error: (message) => logger.error({ knex: message }),
     deprecate: (method, alternative) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},
-  });
+  };
+  // Migrations may run long statements (an index over a large table): on a pool of their own,
+  // without the bound every request's statements have.
+  const migrator = createKnex(config.database, knexLog);
+  try {
+    await migrateToLatest(migrator);
+  } finally {
+    await migrator.destroy();
+  }
+  const knex = createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000);
+  let counting: CountingStores | undefined;
   let numbering: EventNumbering | undefined;
   let feed: FeedWatcher | undefined;
   try {
-    await migrateToLatest(knex);
     const document = loadDocument();
+    counting = createCountingStores({ redisUrl: config.redisUrl, redisTimeoutMs: config.redisTimeoutMs, logger });
+    const authFailures = authFailureBudget({ perMinute: config.authFailuresPerMinute, stores: counting });
+    const countRequest = perKeyRateLimit({ perMinute: config.rateLimitPerMinute, stores: counting, logger });
     const repositories = createRepositories(knex, { onChangeCommitted: () => numbering?.poke() });
     feed = startFeedWatcher(repositories, { logger });
     numbering = startEventNumbering(repositories, { logger, onNumbered: feed.numbered });
-    const route = await createOperationRouter(document.definition, repositories, feed);
+    const route = await createOperationRouter(document.definition, repositories, feed, authFailures);
     const shutdown = shutdownSignal();
-    const rateLimiter = await createRateLimiter({ perMinute: config.rateLimitPerMinute, redisUrl: config.redisUrl, logger });
-    const app = createApp({ document, route, knex, logger, metrics: createMetrics(knex), corsOrigins: config.corsOrigins, shutdown, rateLimiter });
-    const server = httpServerFor(app);
+    const metrics = createMetrics(knex);
+    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, shutdown, countRequest });
+    const server = httpServerFor(app, config);
+    answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
@@ -77,13 +92,14 @@ export async function startService(config: Config, options: { logDestination?: D
         clearTimeout(deadline);
         await cleanup.stop();
         await numbering?.stop();
-        await rateLimiter?.close();
+        await counting?.close();
         await knex.destroy();
       },
     };
   } catch (error) {
     feed?.stop();
     await numbering?.stop();
+    await counting?.close();
     await knex.destroy();
     throw error;
   }

@@ -1,4 +1,6 @@
 /** `npm start`: serves the API with the configuration from the environment. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { ConfigError, loadConfig, redact } from '../config';
 import { createRepositories } from '../db/repositories';
 import { startService, type RunningService } from '../server';
@@ -6,21 +8,32 @@ import { issueApiKey } from './issue-api-key';
 
 /**
  * On the embedded SQLite database, a new user gets a first key without a second command: when
- * the database has none, one is made for tenant "default" and shown once, here.
+ * the database has none, one is made for tenant "default". A key never goes into the log: it is
+ * shown once on an interactive terminal; where standard output is not one (it is the log
+ * stream, collected somewhere), the key goes to a file beside the database that only its owner
+ * may read, and the log says where.
  */
-async function issueFirstKey(service: RunningService): Promise<void> {
+async function issueFirstKey(service: RunningService, databaseFile: string): Promise<void> {
   const repositories = createRepositories(service.knex);
   if ((await repositories.apiKeys.count()) > 0) return;
   const { key, keyId } = await issueApiKey(repositories, 'default', ['read', 'write']);
-  console.log(`No API key existed, so key ${keyId} was made for tenant "default" (read, write). It is shown only now:`);
-  console.log(key);
+  if (process.stdout.isTTY) {
+    console.log(`No API key existed, so key ${keyId} was made for tenant "default" (read, write). It is shown only now:`);
+    console.log(key);
+    return;
+  }
+  const file = path.join(path.dirname(databaseFile), 'first-api-key.txt');
+  // One left by an earlier database may be readable by others: the mode applies to a new file only.
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  service.logger.info({ key_id: keyId, tenant: 'default', file }, 'no API key existed: one was made, and written to a file only its owner may read');
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const service = await startService(config);
   const where = config.database.client === 'sqlite' ? config.database.filename : redact(config.database.url);
-  if (config.database.client === 'sqlite') await issueFirstKey(service);
+  if (config.database.client === 'sqlite') await issueFirstKey(service, config.database.filename);
   service.logger.info({ url: `${service.url}/v1`, database: `${config.database.client} ${where}` }, 'task-tracker serving');
   const stop = () => {
     service.stop().then(

@@ -42,6 +42,8 @@ export class WriteConflictError extends Error {
     super('The row changed between its read and its write.');
   }
 }
+/** Errors mysql2 has no code for: MariaDB's ER_STATEMENT_TIMEOUT (max_statement_time passed). */
+const unavailableErrnos = new Set([1969]);
 
 const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
 const duplicateKeyCodes = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
@@ -54,6 +56,7 @@ function codeOf(error: unknown): string | undefined {
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error);
   if (code !== undefined && (unavailableCodes.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+  if (unavailableErrnos.has((error as { errno?: unknown } | null)?.errno as number)) return true;
   // mysql2 marks every error that ends its connection fatal (some carry no code, such as a query
   // on a connection the server dropped); knex's pool gives up waiting with a KnexTimeoutError.
   return (error as { fatal?: unknown } | null)?.fatal === true || (error as Error | null)?.name === 'KnexTimeoutError';

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
+import { boundStatements } from './statement-timeout';
 
 /** How long a request waits for a database connection before it answers 503. */
 const acquireTimeoutMs = 5000;
@@ -26,7 +27,8 @@ const migrationSource: Knex.MigrationSource<string> = {
   getMigration: async (name) => require(path.join(migrationsDirectory, name + migrationExtension)),
 };
 
-export function knexConfig(database: DatabaseConfig, log?: Knex.Logger): Knex.Config {
+/** `statementTimeoutMs`: the longest one MySQL statement may run; unbounded (as migrations need) when absent. */
+export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number): Knex.Config {
   const migrations: Knex.MigratorConfig = { migrationSource };
   if (database.client === 'sqlite') {
     return {
@@ -71,19 +73,23 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger): Knex.Co
     pool: {
       min: 0,
       max: 10,
-      afterCreate(connection: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, c: unknown) => void) {
-        // A request waits this long for a row another transaction holds (a retry with the same
+      afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
+        if (statementTimeoutMs === undefined) return connection.query("SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", (err: unknown) => done(err, connection));
+        boundStatements(connection, statementTimeoutMs);
+        // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
-        connection.query("SET time_zone = '+00:00', innodb_lock_wait_timeout = 5", (err) => done(err, connection));
+        // MariaDB stops the statement itself too (`/*M! */` runs on MariaDB only; MySQL has no such bound on writes).
+        const seconds = statementTimeoutMs / 1000;
+        connection.query(`SET time_zone = '+00:00', innodb_lock_wait_timeout = 3 /*M!, SESSION max_statement_time = ${seconds} */`, (err: unknown) => done(err, connection));
       },
     },
   };
 }
 
 /** `log` takes knex's own warnings (a lost connection, a failed acquire); the console otherwise. */
-export function createKnex(database: DatabaseConfig, log?: Knex.Logger): Knex {
+export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number): Knex {
   if (database.client === 'sqlite') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
-  return knexFactory(knexConfig(database, log));
+  return knexFactory(knexConfig(database, log, statementTimeoutMs));
 }
 
 export async function migrateToLatest(knex: Knex): Promise<void> {

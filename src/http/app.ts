@@ -5,15 +5,17 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import helmet from 'helmet';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Config } from '../config';
 import { isReachable } from '../db/health';
 import { DatabaseUnavailableError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
-import { sendReply } from './http-reply';
+import type { Exchange } from './exchange';
+import { sendReply, type HttpReply } from './http-reply';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
-import type { RateLimiter } from './rate-limit';
+import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { ProblemError, problemFor } from './problems';
 
@@ -37,8 +39,24 @@ function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, encoding:
   if (encoding === 'utf-8' && !isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400 });
 }
 
-/** Response headers a browser client may read, when CORS lets one in. */
-const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After'];
+/** Response headers a browser client may read, when CORS lets one in: every header the document gives a response. */
+const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
+
+/** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
+function runMiddleware(middleware: express.RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+  });
+}
+
+/**
+ * Whether a request body is still on its way, unread: answering without reading it, the
+ * service closes the connection rather than reading on to reach the next request.
+ */
+function bodyPending(req: Request): boolean {
+  const declared = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  return declared && !req.complete;
+}
 
 interface AppOptions {
   document: ContractDocument;
@@ -47,15 +65,19 @@ interface AppOptions {
   logger: Logger;
   metrics: Metrics;
   corsOrigins: string[];
+  trustProxy: Config['trustProxy'];
   shutdown: ShutdownSignal;
-  rateLimiter?: RateLimiter;
+  /** The per-key rate limit; none when it is off. */
+  countRequest?: CountRequest;
 }
 
-export function createApp({ document, route, knex, logger, metrics, corsOrigins, shutdown, rateLimiter }: AppOptions): express.Express {
+export function createApp({ document, route, knex, logger, metrics, corsOrigins, trustProxy, shutdown, countRequest }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
   app.set('etag', false);
+  // req.ip: the socket's address unless the configured proxies vouch for X-Forwarded-For.
+  app.set('trust proxy', trustProxy);
 
   app.use(observeRequests(logger, metrics));
   app.use(shutdown.closeConnectionsWhenStopping);
@@ -80,28 +102,50 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(docsRouter());
-  if (rateLimiter) app.use('/v1', rateLimiter.middleware);
 
-  // Only the methods the document gives bodies to read one; on others a body is ignored.
   const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true, verify: refuseInvalidUtf8 });
-  app.use((req, res, next) => (req.method === 'POST' || req.method === 'PATCH' ? parseJson(req, res, next) : next()));
-  const fail = (res: Response, error: unknown) => {
+  const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
     if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
-    sendReply(res, reply);
+    return reply;
   };
   app.use(async (req: Request, res: Response) => {
+    let reply: HttpReply;
     try {
       refuseMalformedPath(req.path);
-      const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: req.body };
-      sendReply(res, await route(request, res.locals.facts as RequestFacts));
+      const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: undefined as unknown };
+      const exchange: Exchange = {
+        facts: res.locals.facts as RequestFacts,
+        clientAddress: req.ip ?? '',
+        countRequest: countRequest ? (keyId) => countRequest(keyId, req, res) : () => Promise.resolve(),
+        // Only the methods the document gives bodies read one; on others a body is ignored.
+        readBody: async () => {
+          if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
+          await runMiddleware(parseJson, req, res);
+          // Where the router parses the request again (validation), it finds the body too.
+          request.body = req.body;
+          return req.body;
+        },
+      };
+      reply = await route(request, exchange);
     } catch (error) {
-      fail(res, error);
+      reply = problemReply(res, error);
     }
+    if (bodyPending(req)) res.setHeader('Connection', 'close');
+    sendReply(res, reply);
   });
-  // Errors before routing: the body parser's (malformed JSON, too large, bad charset).
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => fail(res, error));
+  // Errors the routes before the API's pass on (a docs file that cannot be read).
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => sendReply(res, problemReply(res, error)));
   return app;
+}
+
+/** How long a client may take, and how many may be connected at once. */
+export interface ConnectionLimits {
+  headersTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
+  /** 0: no cap. */
+  maxConnections: number;
 }
 
 /**
@@ -111,8 +155,24 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
  * shape throughout node's http code and leaves its fast paths. With the prototype already in
  * place, the swap does nothing.
  */
-export function httpServerFor(app: express.Express): http.Server {
-  return http.createServer({ IncomingMessage: bornWith(http.IncomingMessage, app.request), ServerResponse: bornWith(http.ServerResponse, app.response) }, app);
+export function httpServerFor(app: express.Express, limits: ConnectionLimits): http.Server {
+  const headersTimeout = limits.headersTimeoutSeconds * 1000;
+  const server = http.createServer(
+    {
+      IncomingMessage: bornWith(http.IncomingMessage, app.request),
+      ServerResponse: bornWith(http.ServerResponse, app.response),
+      headersTimeout,
+      requestTimeout: limits.requestTimeoutSeconds * 1000,
+      // Node looks for late requests this often (30 s by default), so a timeout is enforced up to
+      // this much late: a second at most.
+      connectionsCheckingInterval: Math.min(1000, headersTimeout / 2),
+    },
+    app,
+  );
+  server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
+  // Connections past the cap are closed as they are accepted ('drop'), before costing anything more.
+  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  return server;
 }
 
 function bornWith<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(base: T, prototype: object): T {

@@ -5,7 +5,9 @@
 import type { Context } from 'openapi-backend';
 import { apiKeyPattern, hashApiKey, type ApiKeyScope } from '../api-key-format';
 import type { ApiKeysRepository, Principal } from '../db/api-keys-repository';
+import type { Exchange } from './exchange';
 import { ProblemError } from './problems';
+import type { AuthFailureBudget } from './rate-limit';
 
 function bearerToken(context: Context): string | undefined {
   const header = context.request.headers['authorization'];
@@ -13,13 +15,58 @@ function bearerToken(context: Context): string | undefined {
   return match?.[1];
 }
 
-/** The security handler for `bearerAuth`: the key's principal, or false to refuse it. */
-export function bearerAuth(apiKeys: ApiKeysRepository) {
-  return async (context: Context): Promise<Principal | false> => {
+/**
+ * The hashes of the keys this instance accepted most recently. Only an accepted key enters, so
+ * however many made-up tokens arrive, this holds at most `capacity` entries.
+ */
+class RecentlyAccepted {
+  private readonly hashes = new Set<string>();
+
+  constructor(private readonly capacity: number) {}
+
+  has(hash: string): boolean {
+    return this.hashes.has(hash);
+  }
+
+  add(hash: string): void {
+    // A Set iterates in insertion order: re-adding makes the hash the newest, the first is the oldest.
+    this.hashes.delete(hash);
+    this.hashes.add(hash);
+    if (this.hashes.size > this.capacity) this.hashes.delete(this.hashes.values().next().value!);
+  }
+
+  delete(hash: string): void {
+    this.hashes.delete(hash);
+  }
+}
+
+/**
+ * The security handler for `bearerAuth`: the key's principal, or false to refuse it. Each
+ * refusal spends one of the client address's failures; once they are spent, the address gets a
+ * 429 before any lookup, except for a key this instance accepted lately (it is still looked up,
+ * so a revoked key is refused at once), so that clients sharing an address with a flood keep
+ * working.
+ */
+export function bearerAuth(apiKeys: ApiKeysRepository, failures?: AuthFailureBudget) {
+  const accepted = new RecentlyAccepted(10_000);
+  return async (context: Context, exchange: Exchange): Promise<Principal | false> => {
     const token = bearerToken(context);
-    if (token === undefined || !apiKeyPattern.test(token)) return false;
-    const principal = await apiKeys.findActive(hashApiKey(token));
-    if (!principal) return false;
+    const keyHash = token !== undefined && apiKeyPattern.test(token) ? hashApiKey(token) : undefined;
+    if (failures && !(keyHash !== undefined && accepted.has(keyHash))) {
+      const retryAfter = await failures.secondsUntilRefill(exchange.clientAddress);
+      if (retryAfter !== undefined) {
+        throw new ProblemError('rate-limited', `This address has failed authentication ${failures.perMinute} times this minute; retry after ${retryAfter} seconds.`, {
+          headers: { 'Retry-After': String(retryAfter) },
+        });
+      }
+    }
+    const principal = keyHash === undefined ? undefined : await apiKeys.findActive(keyHash);
+    if (!principal) {
+      if (keyHash !== undefined) accepted.delete(keyHash);
+      await failures?.spend(exchange.clientAddress);
+      return false;
+    }
+    accepted.add(keyHash!);
     // Bookkeeping for `apikey list`; a request never waits for it or fails by it.
     apiKeys.recordUse(principal.keyId).catch(() => {});
     return principal;
@@ -28,7 +75,8 @@ export function bearerAuth(apiKeys: ApiKeysRepository) {
 
 /** openapi-backend's unauthorizedHandler: why the key was refused, as RFC 6750 says it. */
 export function refuseUnauthenticated(context: Context): never {
-  // A security handler that threw (the database is down) is not a bad key: report that fault.
+  // A security handler that threw (the database is down, the address spent its failures) is not
+  // a bad key: report that.
   const outcome = context.security?.bearerAuth as { error?: unknown } | undefined;
   if (outcome?.error) throw outcome.error;
   if (context.request.headers['authorization'] === undefined) {

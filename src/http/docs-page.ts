@@ -2,20 +2,27 @@
  * GET /docs: Swagger UI (swagger-ui-dist, served from node_modules, no CDN) reading the
  * published /openapi.json. "Try it out" sends requests to the service that serves the page.
  */
+import path from 'node:path';
 import express from 'express';
 // Not the package's main module: that loads the 1.5 MB UI bundle into the server at start-up.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
+
+/**
+ * The files of swagger-ui-dist the page loads, and the only ones served: the rest of the package
+ * (its demo page, oauth2-redirect.html, package.json, source maps) is nobody's business.
+ */
+const assets = { stylesheet: 'swagger-ui.css', bundle: 'swagger-ui-bundle.js' };
 
 const page = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>Task Tracker API reference</title>
-  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="stylesheet" href="/docs/assets/${assets.stylesheet}">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/assets/${assets.bundle}"></script>
   <script src="/docs/init.js"></script>
 </body>
 </html>
@@ -45,6 +52,9 @@ export function docsRouter(): express.Router {
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(init);
   });
-  router.use('/docs/assets', express.static(getAbsoluteFSPath(), { index: false }));
+  const folder = getAbsoluteFSPath();
+  for (const file of Object.values(assets)) {
+    router.get(`/docs/assets/${file}`, (_req, res, next) => res.sendFile(path.join(folder, file), (error) => error && next(error)));
+  }
   return router;
 }

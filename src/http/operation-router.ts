@@ -17,12 +17,13 @@ import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import { CompiledRouter } from './compiled-router';
+import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
-import type { RequestFacts } from './observability';
 import { ProblemError } from './problems';
 import { refuseIllFormedInput } from './strict-input';
+import type { AuthFailureBudget } from './rate-limit';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
 function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
@@ -61,7 +62,7 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
-  return async (context: Context, facts: RequestFacts): Promise<HttpReply> => {
+  return async (context: Context, { facts }: Exchange): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
     if (!changes(context)) return answer(context, headers);
     const key = headers['Idempotency-Key'];
@@ -72,10 +73,13 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
   };
 }
 
-/** Routes and answers a request, noting in `facts` which operation it was. */
-export type OperationRouter = (request: Request, facts: RequestFacts) => Promise<HttpReply>;
+/**
+ * Routes and answers a request, noting in the exchange's facts which operation it was. The
+ * request's body is read through the exchange, once the operation and the key are known.
+ */
+export type OperationRouter = (request: Request, exchange: Exchange) => Promise<HttpReply>;
 
-export async function createOperationRouter(definition: Document, repositories: Repositories, feed: FeedWatcher): Promise<OperationRouter> {
+export async function createOperationRouter(definition: Document, repositories: Repositories, feed: FeedWatcher, authFailures?: AuthFailureBudget): Promise<OperationRouter> {
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -93,7 +97,7 @@ export async function createOperationRouter(definition: Document, repositories: 
   }
   let router: CompiledRouter;
 
-  api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys));
+  api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys, authFailures));
   api.register({
     notFound: (context: Context) => {
       throw new ProblemError('route-not-found', `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`);
@@ -106,23 +110,25 @@ export async function createOperationRouter(definition: Document, repositories: 
         { headers: { Allow: allowed.join(', ') } },
       );
     },
-    postRoutingHandler: (context: Context, facts: RequestFacts) => {
+    postRoutingHandler: (context: Context, { facts }: Exchange) => {
       facts.operationId = context.operation?.operationId;
       facts.route = context.operation?.path;
     },
     unauthorizedHandler: refuseUnauthenticated,
-    // Runs once the key is known good, before validation: a wrong scope or media type
-    // outranks what is wrong inside the body.
-    postSecurityHandler: (context: Context) => {
+    // Runs once the key is known good, before validation: the key's quota, then a wrong scope or
+    // media type outrank what is wrong inside the body, which is read only now.
+    postSecurityHandler: async (context: Context, exchange: Exchange) => {
       if (!context.security?.authorized) return;
+      await exchange.countRequest((context.security.bearerAuth as Principal).keyId);
       requireScope(context);
       requireDocumentedMediaType(context);
+      context.request.requestBody = await exchange.readBody();
       refuseIllFormedInput(context);
     },
     validationFail: (context: Context) => {
       const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
-      const errors = validationIssues(context.validation.errors ?? [], hints);
-      throw new ProblemError('invalid-request', describeIssues(errors), { errors });
+      const { issues, notListed } = validationIssues(context.validation.errors ?? [], hints);
+      throw new ProblemError('invalid-request', describeIssues(issues, notListed), { errors: issues, errorsNotListed: notListed });
     },
     notImplemented: (context: Context) => {
       throw new Error(`no handler for ${context.operation.operationId}`);
@@ -131,5 +137,5 @@ export async function createOperationRouter(definition: Document, repositories: 
   await api.init();
   router = api.router = api.validator.router = new CompiledRouter(api.definition);
   api.validator.preCompileRequestValidators();
-  return (request, facts) => api.handleRequest(request, facts) as Promise<HttpReply>;
+  return (request, exchange) => api.handleRequest(request, exchange) as Promise<HttpReply>;
 }

@@ -11,6 +11,7 @@ type ValidationIssue = components['schemas']['ValidationIssue'];
 
 const kinds = {
   'malformed-json': { status: 400, title: 'Malformed JSON' },
+  'malformed-request': { status: 400, title: 'Malformed request' },
   'invalid-request': { status: 400, title: 'Invalid request' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
@@ -19,12 +20,14 @@ const kinds = {
   'route-not-found': { status: 404, title: 'Route not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'cursor-expired': { status: 410, title: 'Cursor expired' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'idempotency-in-progress': { status: 409, title: 'Request in progress' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'unknown-project': { status: 422, title: 'Unknown project' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
+  'headers-too-large': { status: 431, title: 'Request header fields too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
   'service-unavailable': { status: 503, title: 'Service unavailable' },
@@ -56,7 +59,7 @@ export class ProblemError extends Error {
   constructor(
     readonly kind: ProblemKind,
     detail: string,
-    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[] } = {},
+    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[]; errorsNotListed?: number } = {},
   ) {
     super(detail);
   }
@@ -66,6 +69,7 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['ex
   const { status, title } = kinds[kind];
   const problem: Problem = { type: `/problems/${kind}`, title, status, detail: clamp(detail, maxDetailLength) };
   if (extra.errors) problem.errors = extra.errors;
+  if (extra.errorsNotListed) problem.errors_not_listed = extra.errorsNotListed;
   return { status, body: problem, contentType: 'application/problem+json', headers: extra.headers ?? {} };
 }
 

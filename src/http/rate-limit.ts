@@ -1,57 +1,75 @@
 /**
- * Per-key rate limits with express-rate-limit: IETF RateLimit headers (draft 8) on every /v1
- * answer, a 429 problem with Retry-After past the limit. Counts live in memory, or in Redis
- * (rate-limit-redis) when several instances must enforce one limit.
+ * Two limits, both counted by express-rate-limit's stores (in Redis when instances share them):
+ * requests per verified API key, with IETF RateLimit headers (draft 8) on every answer past
+ * authentication and a 429 problem with Retry-After past the limit; and failed authentications
+ * per client address, so that made-up keys cost the service neither a database lookup each
+ * nor memory per key once the address has spent its budget.
  */
-import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import type { Request, Response } from 'express';
+import { ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import { RedisStore } from 'rate-limit-redis';
-import { createClient } from 'redis';
-import { sendReply } from './http-reply';
-import { problemFor, ProblemError } from './problems';
+import type { CountingStores } from './counting-stores';
+import { ProblemError } from './problems';
 
-export interface RateLimiter {
-  middleware: RequestHandler;
-  close(): Promise<void>;
-}
+const windowMs = 60_000;
 
-/** The bucket a request counts against: its bearer key (hashed: Redis never sees a key), else its address. */
-function bucketOf(authorization: string | undefined, ip: string | undefined): string {
-  const token = authorization?.match(/^Bearer +(\S+)/i)?.[1];
-  return token ? 'key:' + createHash('sha256').update(token).digest('hex') : 'ip:' + ipKeyGenerator(ip ?? '');
-}
+/** Counts a request against its verified key's quota; rejects with the 429 problem past it. */
+export type CountRequest = (keyId: string, req: Request, res: Response) => Promise<void>;
 
-export async function createRateLimiter(options: { perMinute: number; redisUrl?: string; logger: Logger }): Promise<RateLimiter | undefined> {
-  const { perMinute, redisUrl, logger } = options;
+export function perKeyRateLimit(options: { perMinute: number; stores: CountingStores; logger: Logger }): CountRequest | undefined {
+  const { perMinute, stores, logger } = options;
   if (perMinute === 0) return undefined;
-  const redis = redisUrl ? createClient({ url: redisUrl }) : undefined;
-  if (redis) {
-    redis.on('error', (error) => logger.warn({ err: error }, 'redis unavailable; rate limits are not enforced meanwhile'));
-    await redis.connect();
-  }
   const middleware = rateLimit({
-    windowMs: 60_000,
+    windowMs,
     limit: perMinute,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     identifier: `${perMinute}-in-1min`,
-    keyGenerator: (req) => bucketOf(req.get('Authorization'), req.ip),
-    // A broken Redis must not take the API down with it.
+    // The key's id, not the key: the store (Redis, say) never sees a credential.
+    keyGenerator: (_req, res) => `key:${res.locals.rateLimitKeyId as string}`,
+    // A store that fails must not take the API down with it.
     passOnStoreError: true,
-    // The check reads the key generator's source for req.ip; bucketOf does pass it through ipKeyGenerator.
-    validate: { keyGeneratorIpFallback: false },
-    store: redis ? new RedisStore({ prefix: 'task-tracker:rate-limit:', sendCommand: (...args: string[]) => redis.sendCommand(args) }) : undefined,
-    handler: (_req, res) => {
+    store: stores.create('rate-limit'),
+    logger,
+    handler: (_req, res, next) => {
       const retryAfter = res.getHeader('Retry-After');
-      sendReply(res, problemFor(new ProblemError('rate-limited', `This API key has used its ${perMinute} requests for this minute; retry after ${retryAfter} seconds.`)));
+      next(new ProblemError('rate-limited', `This API key has used its ${perMinute} requests for this minute; retry after ${retryAfter} seconds.`));
     },
   });
+  return (keyId, req, res) => {
+    res.locals.rateLimitKeyId = keyId;
+    return new Promise((resolve, reject) => {
+      void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
+    });
+  };
+}
+
+/** Failed authentications per client address. */
+export interface AuthFailureBudget {
+  /** Seconds until the address may try again, when it has spent its budget; undefined while it has not. */
+  secondsUntilRefill(address: string): Promise<number | undefined>;
+  /** Counts one failed authentication against the address. */
+  spend(address: string): Promise<void>;
+  readonly perMinute: number;
+}
+
+export function authFailureBudget(options: { perMinute: number; stores: CountingStores }): AuthFailureBudget | undefined {
+  const { perMinute, stores } = options;
+  if (perMinute === 0) return undefined;
+  const store: Store = stores.create('auth-failures');
+  void store.init?.({ windowMs } as Options);
+  // express-rate-limit's own grouping: an IPv6 client is its /56, which one machine usually holds whole.
+  const bucket = (address: string) => ipKeyGenerator(address);
   return {
-    middleware,
-    async close() {
-      if (redis?.isOpen) await redis.quit();
+    perMinute,
+    async secondsUntilRefill(address) {
+      const counted = await store.get!(bucket(address));
+      const msLeft = (counted?.resetTime?.getTime() ?? 0) - Date.now();
+      if (counted === undefined || counted.totalHits < perMinute || msLeft <= 0) return undefined;
+      return Math.max(1, Math.ceil(msLeft / 1000));
+    },
+    async spend(address) {
+      await store.increment(bucket(address));
     },
   };
 }

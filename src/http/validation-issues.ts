@@ -10,7 +10,7 @@ import { clamp } from './problems';
 type ValidationIssue = components['schemas']['ValidationIssue'];
 
 /** The document's limits on an `errors` list and on each entry's text. */
-const maxIssues = 100;
+const maxIssues = 20;
 const maxTextLength = 1024;
 
 const locations: Record<string, ValidationIssue['in']> = {
@@ -23,49 +23,68 @@ const locations: Record<string, ValidationIssue['in']> = {
 /** Hints for fields a client may be expected to send by mistake, from the operation's `x-field-hints`. */
 export type FieldHints = Record<string, string>;
 
-export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}): ValidationIssue[] {
-  const issues = errors.flatMap((error): ValidationIssue[] => {
-    const [, root = '', ...rest] = error.instancePath.split('/');
-    const location = locations[root];
-    if (location === undefined) return [];
-    let segments = rest;
-    let message = error.message ?? 'is invalid';
-    if (error.keyword === 'pattern' && error.parentSchema?.description) {
-      // A pattern says little to a person; the schema's description says what it means.
-      message = `does not match: ${error.parentSchema.description.trim()}`;
-    } else if (error.keyword === 'enum') {
-      message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
-    } else if (error.keyword === 'required') {
-      segments = [...rest, String(error.params.missingProperty)];
-      message = 'is required';
-    } else if (error.keyword === 'additionalProperties') {
-      const field = String(error.params.additionalProperty);
-      segments = [...rest, field];
-      const hint = Object.hasOwn(hints, field) ? hints[field] : undefined;
-      message = hint ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
-    }
-    if (location === 'body') {
-      return [{ in: location, pointer: clamp(segments.map((s) => '/' + s).join(''), maxTextLength), message: clamp(message, maxTextLength) }];
-    }
-    // A parameter is named as a whole; an array item's index goes into the message.
-    const [name, ...item] = segments;
-    const described = item.length > 0 ? `item ${item.join('/')} ${message}` : message;
-    return [{ in: location, name: clamp(name, maxTextLength), message: clamp(described, maxTextLength) }];
-  });
-  // allErrors reports every rule a value breaks (say, both minLength and pattern): give each
-  // place one entry that says all of it.
-  const byPlace = new Map<string, ValidationIssue>();
-  for (const issue of issues) {
-    const place = `${issue.in} ${issue.pointer ?? issue.name}`;
-    const earlier = byPlace.get(place);
-    if (!earlier) byPlace.set(place, issue);
-    else if (!earlier.message.split('; ').includes(issue.message)) earlier.message = clamp(`${earlier.message}; ${issue.message}`, maxTextLength);
-  }
-  return [...byPlace.values()].slice(0, maxIssues);
+/** Where an error is: the location, and the path within it (a field an error names included). */
+function placeOf(error: ErrorObject): { location: ValidationIssue['in']; segments: string[]; key: string } | undefined {
+  const [, root = '', ...rest] = error.instancePath.split('/');
+  const location = locations[root];
+  if (location === undefined) return undefined;
+  let segments = rest;
+  if (error.keyword === 'required') segments = [...rest, String(error.params.missingProperty)];
+  else if (error.keyword === 'additionalProperties') segments = [...rest, String(error.params.additionalProperty)];
+  // A body's place is a JSON pointer; a parameter is named as a whole (an array item's index goes into the message).
+  return { location, segments, key: location === 'body' ? `body ${segments.join('/')}` : `${location} ${segments[0]}` };
 }
 
-export function describeIssues(issues: ValidationIssue[]): string {
+function messageOf(error: ErrorObject, location: ValidationIssue['in'], hints: FieldHints): string {
+  if (error.keyword === 'pattern' && error.parentSchema?.description) {
+    // A pattern says little to a person; the schema's description says what it means.
+    return `does not match: ${error.parentSchema.description.trim()}`;
+  }
+  if (error.keyword === 'enum') return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+  if (error.keyword === 'required') return 'is required';
+  if (error.keyword === 'additionalProperties') {
+    const field = String(error.params.additionalProperty);
+    const hint = Object.hasOwn(hints, field) ? hints[field] : undefined;
+    return hint ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
+  }
+  return error.message ?? 'is invalid';
+}
+
+function issueAt({ location, segments }: NonNullable<ReturnType<typeof placeOf>>, message: string): ValidationIssue {
+  if (location === 'body') return { in: location, pointer: clamp(segments.map((s) => '/' + s).join(''), maxTextLength), message: clamp(message, maxTextLength) };
+  const [name, ...item] = segments;
+  const described = item.length > 0 ? `item ${item.join('/')} ${message}` : message;
+  return { in: location, name: clamp(name, maxTextLength), message: clamp(described, maxTextLength) };
+}
+
+/**
+ * One entry per place with a problem, the first `maxIssues` of them, and how many more places
+ * there are. Past the first places, an error costs only the finding of its place: a body of
+ * thousands of unknown fields is not described field by field.
+ */
+export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}): { issues: ValidationIssue[]; notListed: number } {
+  const listed = new Map<string, ValidationIssue>();
+  const notListed = new Set<string>();
+  for (const error of errors) {
+    const place = placeOf(error);
+    if (place === undefined) continue;
+    const earlier = listed.get(place.key);
+    if (earlier === undefined && listed.size === maxIssues) {
+      notListed.add(place.key);
+      continue;
+    }
+    const issue = issueAt(place, messageOf(error, place.location, hints));
+    // allErrors reports every rule a value breaks (say, both minLength and pattern): give each
+    // place one entry that says all of it.
+    if (earlier === undefined) listed.set(place.key, issue);
+    else if (!earlier.message.split('; ').includes(issue.message)) earlier.message = clamp(`${earlier.message}; ${issue.message}`, maxTextLength);
+  }
+  return { issues: [...listed.values()], notListed: notListed.size };
+}
+
+export function describeIssues(issues: ValidationIssue[], notListed = 0): string {
   const where = (issue: ValidationIssue) =>
     issue.in === 'body' ? `body ${issue.pointer === '' ? '(whole)' : issue.pointer}` : `${issue.in} ${issue.name}`;
-  return `The request does not match the contract: ${issues.map((i) => `${where(i)} ${i.message}`).join('; ')}.`;
+  const more = notListed > 0 ? `; and ${notListed} more places not listed` : '';
+  return `The request does not match the contract: ${issues.map((i) => `${where(i)} ${i.message}`).join('; ')}${more}.`;
 }

@@ -101,6 +101,17 @@ describe('every error is a problem document with the right status', () => {
     expect(res.headers.get('allow')!.split(', ').sort().join(', ')).toBe(allow);
   });
 
+  it('lists the first 20 places with a problem, and counts the rest', async () => {
+    const body = JSON.stringify(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`extra${i}`, i])));
+    const res = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    // 300 unknown fields and the missing name.
+    expect([res.json.errors.length, res.json.errors_not_listed]).toEqual([20, 281]);
+    expect(res.json.detail).toMatch(/; and 281 more places not listed\.$/);
+    const few = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body: '{"name": "", "extra": 1}' });
+    expect([few.json.errors.length, few.json.errors_not_listed]).toEqual([2, undefined]);
+  });
+
   it('a path id that is not a UUID is 400 naming the parameter', async () => {
     const res = await api.send('DELETE', '/v1/projects/12345', { key });
     expect(res.status).toBe(400);

@@ -2,7 +2,7 @@
  * Two instances behind one balancer, sharing counts in the local Redis: together they enforce
  * one limit per key.
  */
-import { startTestService, type TestService } from '../support/test-service';
+import { shareKey, startTestService, type TestService } from '../support/test-service';
 
 const redisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 let first: TestService;
@@ -20,11 +20,7 @@ afterAll(async () => {
 it('enforces one limit across instances', async () => {
   // The instances have databases of their own; the key exists in both, as if they shared one.
   const key = await first.createKey('shared');
-  await second.repositories.apiKeys.insert(
-    (await second.repositories.tenants.findOrCreate('shared')).tenant_id,
-    (await first.service.knex('api_keys').first('key_hash')).key_hash,
-    ['read', 'write'],
-  );
+  await shareKey(first, second, key);
   const statuses: number[] = [];
   for (let i = 0; i < 8; i++) {
     const instance = i % 2 === 0 ? first : second;

@@ -26,18 +26,23 @@ function validatorFor(schema: object): ValidateFunction {
 /** The documented response for this request and status, and where it is documented. */
 function documentedResponse(method: string, path: string, status: number): { response: OpenAPIV3.ResponseObject; where: string } {
   const definition = api.definition as OpenAPIV3.Document;
+  const routingErrors = (definition as unknown as { 'x-routing-errors': Record<string, OpenAPIV3.ResponseObject> })['x-routing-errors'];
+  const routingError = () => ({ response: routingErrors[status], where: `x-routing-errors ${status}` });
+  // What HTTP itself refuses (a malformed request, a timeout, headers too large) is answered
+  // before routing, whatever the path: x-routing-errors besides 404 and 405.
+  const beforeRouting = status !== 404 && status !== 405 && routingErrors[status] !== undefined;
   const operation = api.router.matchOperation({ method, path, headers: {} }) as Operation | undefined;
   if (operation) {
     const response = operation.responses?.[String(status)] as OpenAPIV3.ResponseObject | undefined;
-    if (!response) throw new Error(`${operation.operationId} does not document status ${status}`);
-    return { response, where: `${operation.operationId} ${status}` };
+    if (response) return { response, where: `${operation.operationId} ${status}` };
+    if (beforeRouting) return routingError();
+    throw new Error(`${operation.operationId} does not document status ${status}`);
   }
   // A request that matches no operation: the document's x-routing-errors say what it gets.
-  const routingErrors = (definition as unknown as { 'x-routing-errors': Record<string, OpenAPIV3.ResponseObject> })['x-routing-errors'];
   const pathExists = api.router.getOperations().some((op) => new RegExp('^' + op.path.replace(/\{[^}]+\}/g, '[^/]+') + '/?$').test(path));
-  const expected = pathExists ? '405' : '404';
-  if (String(status) !== expected) throw new Error(`${method} ${path} matches no operation: expected ${expected}, got ${status}`);
-  return { response: routingErrors[expected], where: `x-routing-errors ${expected}` };
+  const expected = pathExists ? 405 : 404;
+  if (status !== expected && !beforeRouting) throw new Error(`${method} ${path} matches no operation: expected ${expected}, got ${status}`);
+  return routingError();
 }
 
 export interface ReceivedResponse {

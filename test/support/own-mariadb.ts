@@ -61,6 +61,15 @@ export class OwnMariaDb {
     await exited;
   }
 
+  /** Stops the server where it is (SIGSTOP): connections stay open, nothing answers, as in a hung host. */
+  freeze(): void {
+    this.child!.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child!.kill('SIGCONT');
+  }
+
   async destroy(): Promise<void> {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null) await this.crash();
     fs.rmSync(this.dataDir, { recursive: true, force: true });

@@ -1,6 +1,30 @@
 import type { Config, DatabaseConfig } from '../../src/config';
 
-/** The service's configuration for a test: port 0 on loopback, quiet logs, no CORS, a limit no test reaches. */
+/**
+ * The service's configuration for a test: port 0 on loopback, quiet logs, no CORS, limits no
+ * test reaches, and the service's own defaults for the timeouts. Redis may take a second to
+ * answer: under a loaded test machine a few milliseconds is not always enough, and a test of
+ * shared counts must not fall back to counting in memory.
+ */
 export function testConfig(database: DatabaseConfig, overrides: Partial<Config> = {}): Config {
-  return { host: '127.0.0.1', port: 0, database, logLevel: 'silent', corsOrigins: [], shutdownGraceSeconds: 5, rateLimitPerMinute: 100_000, cleanupIntervalSeconds: 60, eventRetentionDays: 30, ...overrides };
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    database,
+    logLevel: 'silent',
+    corsOrigins: [],
+    shutdownGraceSeconds: 5,
+    rateLimitPerMinute: 100_000,
+    authFailuresPerMinute: 100_000,
+    trustProxy: false,
+    redisTimeoutMs: 1000,
+    headersTimeoutSeconds: 10,
+    requestTimeoutSeconds: 30,
+    keepAliveTimeoutSeconds: 5,
+    maxConnections: 1000,
+    statementTimeoutSeconds: 5,
+    cleanupIntervalSeconds: 60,
+    eventRetentionDays: 30,
+    ...overrides,
+  };
 }

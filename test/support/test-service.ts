@@ -7,7 +7,7 @@ import createClient from 'openapi-fetch';
 import type { DestinationStream } from 'pino';
 import type { Config } from '../../src/config';
 import type { paths } from '../../generated/api';
-import type { ApiKeyScope } from '../../src/api-key-format';
+import { hashApiKey, type ApiKeyScope } from '../../src/api-key-format';
 import { issueApiKey } from '../../src/cli/issue-api-key';
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import { startService, type RunningService } from '../../src/server';
@@ -83,4 +83,15 @@ export async function startTestService(options: { config?: Partial<Config>; logD
       await database.drop();
     },
   };
+}
+
+/**
+ * Copies a key, with its tenant, from one instance's database to another's, as if the two
+ * instances shared one database: the same key id, which the rate limit counts by.
+ */
+export async function shareKey(from: TestService, to: TestService, key: string): Promise<void> {
+  const row = await from.service.knex('api_keys').where('key_hash', hashApiKey(key)).first();
+  const tenant = await from.service.knex('tenants').where('tenant_id', row.tenant_id).first();
+  await to.service.knex('tenants').insert(tenant).onConflict('tenant_id').ignore();
+  await to.service.knex('api_keys').insert(row);
 }

@@ -1,0 +1,17 @@
+import type { RequestFacts } from './observability';
+
+/**
+ * What the operation router needs of an HTTP exchange besides the request's parts: where it
+ * came from, a place to note what routing learned, and the steps that must wait until the
+ * operation and the key are known, because they cost the service something.
+ */
+export interface Exchange {
+  /** What routing learned, for the request's log line and metrics. */
+  facts: RequestFacts;
+  /** The client's address: the socket's, or as far back in X-Forwarded-For as TRUST_PROXY believes. */
+  clientAddress: string;
+  /** Counts the request against its verified key's quota; rejects with the 429 problem past it. */
+  countRequest(keyId: string): Promise<void>;
+  /** Reads and parses the body on the methods that take one; rejects with its problem. */
+  readBody(): Promise<unknown>;
+}

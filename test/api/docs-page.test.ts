@@ -1,0 +1,39 @@
+/**
+ * GET /docs without a browser: the page, and of the swagger-ui-dist package only the files the
+ * page loads (the browser test checks that the page works).
+ */
+import { startTestService, type TestService } from '../support/test-service';
+
+let api: TestService;
+
+beforeAll(async () => {
+  api = await startTestService();
+});
+afterAll(() => api.stop());
+
+it('serves every file the page loads', async () => {
+  const page = await fetch(`${api.baseUrl}/docs`);
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  const loaded = [...(await page.text()).matchAll(/(?:href|src)="(\/docs\/[^"]+)"/g)].map((m) => m[1]);
+  expect(loaded).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
+  for (const path of loaded) {
+    const res = await fetch(api.baseUrl + path);
+    expect([path, res.status, (await res.arrayBuffer()).byteLength > 0]).toEqual([path, 200, true]);
+  }
+});
+
+it.each([
+  '/docs/assets/',
+  '/docs/assets/index.html',
+  '/docs/assets/oauth2-redirect.html',
+  '/docs/assets/package.json',
+  '/docs/assets/swagger-ui-bundle.js.map',
+  '/docs/assets/swagger-ui.css.map',
+  '/docs/assets/swagger-ui.js',
+  '/docs/assets/absolute-path.js',
+  '/docs/assets/swagger-initializer.js',
+  '/docs/assets/%2e%2e/package.json',
+])('serves nothing else of the package: %s is 404', async (path) => {
+  const res = await api.send('GET', path);
+  expect([res.status, res.json.type]).toEqual([404, '/problems/route-not-found']);
+});
