@@ -786,7 +786,9 @@ export interface components {
          */
         TaskId: components["schemas"]["Uuid"];
         /**
-         * @description The most items a page holds, in plain decimal digits (`limit=20`).
+         * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
+         *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
+         *     `next_cursor` goes on from its last item.
          * @example 50
          */
         Limit: number;
@@ -918,7 +920,9 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description The most items a page holds, in plain decimal digits (`limit=20`).
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
+                 *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
+                 *     `next_cursor` goes on from its last item.
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
@@ -1165,7 +1169,9 @@ export interface operations {
                  */
                 sort?: components["parameters"]["TaskSort"];
                 /**
-                 * @description The most items a page holds, in plain decimal digits (`limit=20`).
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
+                 *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
+                 *     `next_cursor` goes on from its last item.
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];
@@ -1411,7 +1417,9 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["EventCursor"];
                 /**
-                 * @description The most items a page holds, in plain decimal digits (`limit=20`).
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
+                 *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
+                 *     `next_cursor` goes on from its last item.
                  * @example 50
                  */
                 limit?: components["parameters"]["Limit"];

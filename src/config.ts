@@ -47,6 +47,8 @@ export interface Config {
   keepAliveTimeoutSeconds: number;
   /** Connections served at once; more are closed as they arrive. 0: no cap. */
   maxConnections: number;
+  /** How long a client has to take a whole answer once it is written, before its connection is closed. */
+  slowReaderTimeoutSeconds: number;
   /** The longest one database statement may run before its request answers 503 (MySQL only). */
   statementTimeoutSeconds: number;
 }
@@ -92,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisTimeoutMs: parseMilliseconds('REDIS_TIMEOUT_MS', env.REDIS_TIMEOUT_MS, 10),
     ...parseHttpTimeouts(env),
     maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
+    slowReaderTimeoutSeconds: parseTimeout('SLOW_READER_TIMEOUT_SECONDS', env.SLOW_READER_TIMEOUT_SECONDS, 30),
     statementTimeoutSeconds: parseTimeout('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, 5),
   };
 }

@@ -59,7 +59,7 @@ export async function startService(config: Config, options: { logDestination?: D
     const route = await createOperationRouter(document.definition, repositories, feed, authFailures);
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex);
-    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, shutdown, countRequest });
+    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, shutdown, countRequest });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {

@@ -8,6 +8,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { CursorExpiredError, InvalidCursorError } from '../errors';
 import { affectedRows } from './affected-rows';
+import { rowsWithinPageSize } from './page-size';
 import { translatingErrors, WriteConflictError } from './database-errors';
 import type { Lease } from './leases-repository';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
@@ -131,8 +132,9 @@ export function eventsRepository(knex: Knex) {
         })
         .orderBy('sequence')
         .limit(query.limit + 1);
-      const hasMore = rows.length > query.limit;
-      if (hasMore) rows.length = query.limit;
+      const fitting = rowsWithinPageSize(rows.slice(0, query.limit));
+      const hasMore = rows.length > fitting;
+      if (hasMore) rows.length = fitting;
       const position = hasMore ? Number(rows[rows.length - 1].sequence) : Math.max(start, last);
       return { events: rows.map(toEvent), position, hasMore };
     },

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../errors';
+import { rowsWithinPageSize } from './page-size';
 import { dbTimestampPattern, isRealTimestamp, type DbTimestamp } from './timestamps';
 
 export interface KeysetOrder {
@@ -106,8 +107,9 @@ export async function selectPage<Row extends Record<string, unknown>>(query: Pag
       { column: `${table}.${order.column}`, order: direction },
       { column: `${table}.${idColumn}`, order: direction },
     ]);
-  if (rows.length <= limit) return { rows, nextCursor: null };
-  rows.length = limit;
-  const last = rows[limit - 1];
+  const fitting = rowsWithinPageSize(rows.slice(0, limit));
+  if (rows.length <= fitting) return { rows, nextCursor: null };
+  rows.length = fitting;
+  const last = rows[fitting - 1];
   return { rows, nextCursor: encodeCursor(order, { at: last[order.column] as string, id: last[idColumn] as string }) };
 }

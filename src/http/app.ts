@@ -12,6 +12,7 @@ import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import type { Exchange } from './exchange';
 import { sendReply, type HttpReply } from './http-reply';
+import { cutOffSlowReaders } from './slow-readers';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
@@ -66,12 +67,13 @@ interface AppOptions {
   metrics: Metrics;
   corsOrigins: string[];
   trustProxy: Config['trustProxy'];
+  slowReaderTimeoutSeconds: number;
   shutdown: ShutdownSignal;
   /** The per-key rate limit; none when it is off. */
   countRequest?: CountRequest;
 }
 
-export function createApp({ document, route, knex, logger, metrics, corsOrigins, trustProxy, shutdown, countRequest }: AppOptions): express.Express {
+export function createApp({ document, route, knex, logger, metrics, corsOrigins, trustProxy, slowReaderTimeoutSeconds, shutdown, countRequest }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
@@ -80,6 +82,7 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
   app.set('trust proxy', trustProxy);
 
   app.use(observeRequests(logger, metrics));
+  app.use(cutOffSlowReaders(slowReaderTimeoutSeconds * 1000));
   app.use(shutdown.closeConnectionsWhenStopping);
   app.use(helmet());
   if (corsOrigins.length > 0) app.use(cors({ origin: corsOrigins, exposedHeaders, maxAge: 600 }));

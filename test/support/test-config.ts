@@ -22,6 +22,7 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     requestTimeoutSeconds: 30,
     keepAliveTimeoutSeconds: 5,
     maxConnections: 1000,
+    slowReaderTimeoutSeconds: 30,
     statementTimeoutSeconds: 5,
     cleanupIntervalSeconds: 60,
     eventRetentionDays: 30,
