@@ -12,7 +12,7 @@ import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import type { Exchange } from './exchange';
 import { sendReply, type HttpReply } from './http-reply';
-import { cutOffSlowReaders } from './slow-readers';
+import { cutOffSlowReaders, oneAnswerAtATime } from './slow-readers';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
@@ -82,6 +82,7 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
   app.set('trust proxy', trustProxy);
 
   app.use(observeRequests(logger, metrics));
+  app.use(oneAnswerAtATime());
   app.use(cutOffSlowReaders(slowReaderTimeoutSeconds * 1000));
   app.use(shutdown.closeConnectionsWhenStopping);
   app.use(helmet());

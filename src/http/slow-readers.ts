@@ -3,6 +3,7 @@
  * for as long as its connection lives. Once an answer is written, the client has this long to
  * take all of it (a page is at most about 1 MiB); then its connection is closed.
  */
+import type { Socket } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 
 export function cutOffSlowReaders(timeoutMs: number) {
@@ -16,5 +17,21 @@ export function cutOffSlowReaders(timeoutMs: number) {
       res.once('close', clear);
     });
     next();
+  };
+}
+
+/**
+ * Requests pipelined on one connection are answered one after another: each is handled once the
+ * answer before it has been taken (or its connection closed). Node parses every request a client
+ * sends at once, so a client that pipelines many and reads none would otherwise have the service
+ * build and hold an answer for each.
+ */
+export function oneAnswerAtATime() {
+  const lastAnswer = new WeakMap<Socket, Promise<void>>();
+  return (req: Request, res: Response, next: NextFunction) => {
+    const before = lastAnswer.get(req.socket);
+    lastAnswer.set(req.socket, new Promise<void>((resolve) => res.once('close', () => resolve())));
+    if (before === undefined) next();
+    else void before.then(() => next());
   };
 }

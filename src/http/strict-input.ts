@@ -6,7 +6,7 @@
 import type { Context, Operation } from 'openapi-backend';
 import type { components } from '../../generated/api';
 import { ProblemError } from './problems';
-import { describeIssues } from './validation-issues';
+import { describeIssues, maxIssues, validationIssues, type FieldHints } from './validation-issues';
 
 type ValidationIssue = components['schemas']['ValidationIssue'];
 
@@ -17,20 +17,67 @@ const pointerSegment = (key: string) => key.toWellFormed().replace(/~/g, '~0').r
 
 /**
  * The places in a JSON value where a string or a key is not well-formed Unicode: JSON can spell a
- * lone surrogate (`"\ud800"`), which no database stores as sent.
+ * lone surrogate (`"\ud800"`), which no database stores as sent. `path` is where the walk is; a
+ * pointer is spelt out only for a place with a problem, as most bodies have none.
  */
-function illFormedText(value: unknown, pointer: string, issues: ValidationIssue[]): void {
+function illFormedText(value: unknown, path: string[], issues: ValidationIssue[]): void {
+  const pointer = (segments: string[]) => segments.map((segment) => '/' + pointerSegment(segment)).join('');
   if (typeof value === 'string') {
-    if (!value.isWellFormed()) issues.push({ in: 'body', pointer, message: 'is not valid Unicode: it holds a lone surrogate (such as \\ud800), which cannot be stored as sent' });
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => illFormedText(item, `${pointer}/${index}`, issues));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = `${pointer}/${pointerSegment(key)}`;
-      if (!key.isWellFormed()) issues.push({ in: 'body', pointer: at, message: 'is a field name that is not valid Unicode' });
-      else illFormedText(item, at, issues);
-    }
+    if (!value.isWellFormed()) issues.push({ in: 'body', pointer: pointer(path), message: 'is not valid Unicode: it holds a lone surrogate (such as \\ud800), which cannot be stored as sent' });
+    return;
   }
+  if (value === null || typeof value !== 'object') return;
+  // An array's keys are its indexes. (Object.keys: for-in is slow on an object of many keys.)
+  for (const key of Object.keys(value)) {
+    if (!key.isWellFormed()) {
+      issues.push({ in: 'body', pointer: pointer([...path, key]), message: 'is a field name that is not valid Unicode' });
+      continue;
+    }
+    path.push(key);
+    illFormedText((value as Record<string, unknown>)[key], path, issues);
+    path.pop();
+  }
+}
+
+interface BodyFields {
+  known: Set<string>;
+  required: string[];
+}
+const bodyFields = new WeakMap<Operation, BodyFields | null>();
+
+/** The fields an operation's JSON body may and must have, when its schema allows no others; found once per operation. */
+function bodyFieldsOf(operation: Operation): BodyFields | null {
+  let fields = bodyFields.get(operation);
+  if (fields === undefined) {
+    const body = operation.requestBody as { content?: Record<string, { schema?: { additionalProperties?: unknown; properties?: object; required?: string[] } }> } | undefined;
+    const schema = body?.content?.['application/json']?.schema;
+    fields = schema?.additionalProperties === false ? { known: new Set(Object.keys(schema.properties ?? {})), required: schema.required ?? [] } : null;
+    bodyFields.set(operation, fields);
+  }
+  return fields;
+}
+
+/**
+ * A body with more unknown fields than a problem lists is refused before validation: ajv would
+ * describe every one of them (thousands, in a 64 KiB body) only for all but the first few to be
+ * counted. The problem is the one validation gives: the first fields, and how many more.
+ */
+function refuseUnknownFieldFlood(context: Context): void {
+  const fields = bodyFieldsOf(context.operation);
+  const body: unknown = context.request.requestBody;
+  if (fields === null || body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const unknown = Object.keys(body).filter((key) => !fields.known.has(key));
+  if (unknown.length <= maxIssues) return;
+  const missing = fields.required.filter((field) => !Object.hasOwn(body, field));
+  const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
+  const error = (keyword: string, params: object) => ({ keyword, instancePath: '/requestBody', params, schemaPath: '', message: '' });
+  const errors = [
+    ...missing.map((field) => error('required', { missingProperty: field })),
+    ...unknown.slice(0, maxIssues).map((field) => error('additionalProperties', { additionalProperty: field })),
+  ];
+  const { issues } = validationIssues(errors, hints);
+  const notListed = missing.length + unknown.length - issues.length;
+  throw new ProblemError('invalid-request', describeIssues(issues, notListed), { errors: issues, errorsNotListed: notListed });
 }
 
 const integerQueryParameters = new WeakMap<Operation, string[]>();
@@ -53,6 +100,7 @@ export function refuseIllFormedInput(context: Context): void {
     const value = query[name];
     if (typeof value === 'string' && !plainDecimal.test(value)) issues.push({ in: 'query', name, message: 'must be a whole number in plain decimal digits (such as 20)' });
   }
-  illFormedText(context.request.requestBody, '', issues);
+  refuseUnknownFieldFlood(context);
+  illFormedText(context.request.requestBody, [], issues);
   if (issues.length > 0) throw new ProblemError('invalid-request', describeIssues(issues), { errors: issues });
 }

@@ -10,7 +10,7 @@ import { clamp } from './problems';
 type ValidationIssue = components['schemas']['ValidationIssue'];
 
 /** The document's limits on an `errors` list and on each entry's text. */
-const maxIssues = 20;
+export const maxIssues = 20;
 const maxTextLength = 1024;
 
 const locations: Record<string, ValidationIssue['in']> = {
