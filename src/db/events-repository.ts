@@ -12,7 +12,7 @@ import { rowsWithinPageSize } from './page-size';
 import { translatingErrors, WriteConflictError } from './database-errors';
 import type { Lease } from './leases-repository';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type WriteContext } from './transactions';
+import { inTransaction, type Transaction, type WriteContext } from './transactions';
 
 type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
@@ -91,8 +91,8 @@ function toEvent(row: EventRow): Event {
 export type EventsRepository = ReturnType<typeof eventsRepository>;
 
 export function eventsRepository(knex: Knex) {
-  const lastSequenceOf = async (db: Knex | Knex.Transaction, tenantId: string) =>
-    Number((await db('event_sequences').first('last_sequence').where('tenant_id', tenantId))?.last_sequence ?? 0);
+  const lastSequenceOf = async (tenantId: string) =>
+    Number((await knex('event_sequences').first('last_sequence').where('tenant_id', tenantId))?.last_sequence ?? 0);
 
   return translatingErrors({
     /** Writes the event of a change in the change's own transaction; it has no number yet. */
@@ -115,7 +115,7 @@ export function eventsRepository(knex: Knex) {
      */
     async page(tenantId: string, query: FeedQuery): Promise<FeedPage> {
       // Read first, so every event up to it is numbered and visible to the page's own read.
-      const last = await lastSequenceOf(knex, tenantId);
+      const last = await lastSequenceOf(tenantId);
       const oldestRow = await knex('events').where('tenant_id', tenantId).whereNotNull('sequence').min({ oldest: 'sequence' }).first();
       const oldest = oldestRow?.oldest == null ? undefined : Number(oldestRow.oldest);
       const firstKept = oldest ?? last + 1;
@@ -154,7 +154,7 @@ export function eventsRepository(knex: Knex) {
      */
     async numberPending(
       lease: Lease,
-      renewLease: (trx: Knex.Transaction, lease: Lease) => Promise<boolean>,
+      renewLease: (trx: Transaction, lease: Lease) => Promise<boolean>,
       batch: number,
     ): Promise<{ numbered: number; lastSequences: Map<string, number> } | undefined> {
       // Most looks find nothing: that costs one read, not a transaction.

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { IdempotencyKeyBusyError, IdempotencyKeyTakenError } from '../errors';
 import { isDuplicateKey, translatingErrors } from './database-errors';
 import { nowForDb, toDbTimestamp } from './timestamps';
+import type { Transaction } from './transactions';
 
 /** A stored answer, replayed to a retry. */
 export interface StoredResponse {
@@ -30,7 +31,7 @@ interface IdempotencyRow {
 const expiredBefore = () => toDbTimestamp(new Date(Date.now() - idempotencyKeyLifetimeMs).toISOString());
 
 export function idempotencyRepository(knex: Knex) {
-  const byKey = (db: Knex | Knex.Transaction, tenantId: string, key: string) => db('idempotency_keys').where({ tenant_id: tenantId, idempotency_key: key });
+  const byKey = (db: Knex | Transaction, tenantId: string, key: string) => db('idempotency_keys').where({ tenant_id: tenantId, idempotency_key: key });
 
   return translatingErrors({
     /** The answer this key is bound to, unless it has expired. */
@@ -49,7 +50,7 @@ export function idempotencyRepository(knex: Knex) {
      * bound it (on MySQL this waits for that request's transaction to end: a duplicate once it
      * commits, the key free if it rolls back); IdempotencyKeyBusyError when that takes too long.
      */
-    async bind(trx: Knex.Transaction, tenantId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
+    async bind(trx: Transaction, tenantId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
       const row = {
         tenant_id: tenantId,
         idempotency_key: key,

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { isDuplicateKey, translatingErrors } from './database-errors';
 import { nowForDb, toDbTimestamp } from './timestamps';
+import type { Transaction } from './transactions';
 
 export interface Lease {
   name: string;
@@ -37,7 +38,7 @@ export function leasesRepository(knex: Knex) {
      * Renews the lease inside a transaction that does the leased work, so the work commits only
      * while the lease is still this holder's; false when it has passed to another.
      */
-    async renewWithin(trx: Knex.Transaction, { name, holder, ttlMs }: Lease): Promise<boolean> {
+    async renewWithin(trx: Transaction, { name, holder, ttlMs }: Lease): Promise<boolean> {
       const renewed = await trx('leases').where({ name, holder }).where('expires_at', '>=', nowForDb()).update({ expires_at: expiresAfter(ttlMs) });
       return renewed > 0;
     },

@@ -5,7 +5,7 @@ import { translatingErrors } from './database-errors';
 import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
-import type { WriteContext } from './transactions';
+import type { Transaction, WriteContext } from './transactions';
 import { changeVersioned, deleteVersioned, lockingRead, type VersionCondition, type Versioned } from './versioned';
 
 type Project = components['schemas']['Project'];
@@ -43,11 +43,11 @@ function toProject(row: ProjectRow): Project {
 }
 
 export function projectsRepository(knex: Knex, events: EventsRepository) {
-  const ofTenant = (db: Knex | Knex.Transaction, tenantId: string, projectId: string) =>
+  const ofTenant = (db: Knex | Transaction, tenantId: string, projectId: string) =>
     db('projects').where({ project_id: projectId, tenant_id: tenantId });
 
-  const scoped = (tenantId: string, projectId: string) => (trx: Knex.Transaction) => ofTenant(trx, tenantId, projectId);
-  const locked = (tenantId: string, projectId: string) => (trx: Knex.Transaction) =>
+  const scoped = (tenantId: string, projectId: string) => (trx: Transaction) => ofTenant(trx, tenantId, projectId);
+  const locked = (tenantId: string, projectId: string) => (trx: Transaction) =>
     lockingRead(knex, ofTenant(trx, tenantId, projectId).first()) as Promise<ProjectRow | undefined>;
 
   return translatingErrors({

@@ -8,7 +8,7 @@ import { isForeignKeyViolation, translatingErrors } from './database-errors';
 import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
-import type { WriteContext } from './transactions';
+import type { Transaction, WriteContext } from './transactions';
 import { changeVersioned, deleteVersioned, lockingRead, type VersionCondition, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
@@ -69,9 +69,9 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
   const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => ofTenant(tenantId, taskId).first());
   const lockTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => lockingRead(knex, ofTenant(tenantId, taskId).first()));
   const taskRow = async (tenantId: string, taskId: string) => (await selectTaskOfTenant<TaskRow>({ tenantId, taskId }))[0] as TaskRow | undefined;
-  const lockedTaskRow = (tenantId: string, taskId: string) => async (trx: Knex.Transaction) =>
+  const lockedTaskRow = (tenantId: string, taskId: string) => async (trx: Transaction) =>
     (await lockTaskOfTenant<TaskRow>({ tenantId, taskId }, trx))[0] as TaskRow | undefined;
-  const taskOfTenant = (tenantId: string, taskId: string) => (trx: Knex.Transaction) =>
+  const taskOfTenant = (tenantId: string, taskId: string) => (trx: Transaction) =>
     trx('tasks').where('task_id', taskId).whereIn('project_id', trx('projects').select('project_id').where('tenant_id', tenantId));
   const projectOfTenant = (tenantId: string, projectId: string) =>
     knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });

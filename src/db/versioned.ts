@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { PreconditionFailedError } from '../errors';
 import { WriteConflictError } from './database-errors';
 import { nowForDb, type DbTimestamp } from './timestamps';
+import type { Transaction } from './transactions';
 
 /** A resource with the version that its ETag shows; every change adds one. */
 export interface Versioned<T> {
@@ -16,9 +17,9 @@ export interface Versioned<T> {
 export type VersionCondition = number[] | undefined;
 
 /** Selects the one row a change is about, inside the change's transaction. */
-type Scoped = (trx: Knex.Transaction) => Knex.QueryBuilder;
+type Scoped = (trx: Transaction) => Knex.QueryBuilder;
 /** Reads that row and locks it until the transaction ends. */
-type LockingRead<Row> = (trx: Knex.Transaction) => Promise<Row | undefined>;
+type LockingRead<Row> = (trx: Transaction) => Promise<Row | undefined>;
 type Resource = 'project' | 'task';
 
 interface VersionedRow {
@@ -33,7 +34,7 @@ export interface RowChange<Row> {
   after: Row;
 }
 
-async function readForChange<Row extends VersionedRow>(trx: Knex.Transaction, read: LockingRead<Row>, condition: VersionCondition, resource: Resource) {
+async function readForChange<Row extends VersionedRow>(trx: Transaction, read: LockingRead<Row>, condition: VersionCondition, resource: Resource) {
   const row = await read(trx);
   if (row !== undefined && condition !== undefined && !condition.includes(row.version)) throw new PreconditionFailedError(resource);
   return row;
@@ -49,7 +50,7 @@ async function readForChange<Row extends VersionedRow>(trx: Knex.Transaction, re
  * and the transaction runs again (WriteConflictError).
  */
 export async function changeVersioned<Row extends VersionedRow>(
-  trx: Knex.Transaction,
+  trx: Transaction,
   scoped: Scoped,
   read: LockingRead<Row>,
   changes: object,
@@ -69,7 +70,7 @@ export async function changeVersioned<Row extends VersionedRow>(
 
 /** Deletes the row if its version passes the condition; answers it as it was, or undefined when there is none. */
 export async function deleteVersioned<Row extends VersionedRow>(
-  trx: Knex.Transaction,
+  trx: Transaction,
   scoped: Scoped,
   read: LockingRead<Row>,
   condition: VersionCondition,

@@ -13,8 +13,8 @@ import mysql, { type Pool, type PoolConnection, type ResultSetHeader, type RowDa
 import { v7 as uuidv7 } from 'uuid';
 
 export const statements = {
-  begin: 'BEGIN;',
-  commit: 'COMMIT;',
+  begin: 'BEGIN',
+  commit: 'COMMIT',
   findKey:
     'select `key_id`, `tenant_id`, `scopes` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
   insertTask:
@@ -77,7 +77,7 @@ async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) =
     await connection.query(statements.commit);
     return result;
   } catch (error) {
-    await connection.query('ROLLBACK;').catch(() => {});
+    await connection.query('ROLLBACK').catch(() => {});
     throw error;
   } finally {
     connection.release();

@@ -9,6 +9,35 @@ import { startService } from '../../src/server';
 import { operations, type Fixture } from './fixture';
 import type { Operation } from './load';
 
+/** The numbering's own statements: its lease, its look for events without a number, its counters. */
+const background = (sql: string) => /leases|event_sequences|`?sequence`? is null/.test(sql);
+
+/**
+ * The statements of the request, without the numbering's: a transaction (BEGIN to COMMIT on one
+ * connection) that runs any statement of the numbering's is the numbering's, whole.
+ */
+function requestStatements(sent: Array<{ sql: string; __knexUid?: string }>): string[] {
+  const open = new Map<string | undefined, Array<{ sql: string; keep: boolean }>>();
+  const marked = sent.map((query) => {
+    const ends = query.sql === 'COMMIT' || query.sql === 'ROLLBACK';
+    const transaction = open.get(query.__knexUid);
+    // The end of a transaction that began before noting did is the numbering's too.
+    const entry = { sql: query.sql, keep: !background(query.sql) && !(ends && transaction === undefined) };
+    if (query.sql === 'BEGIN') open.set(query.__knexUid, [entry]);
+    else if (transaction) {
+      transaction.push(entry);
+      if (ends) {
+        open.delete(query.__knexUid);
+        if (transaction.some((e) => !e.keep)) for (const e of transaction) e.keep = false;
+      }
+    }
+    return entry;
+  });
+  // A transaction still under way when noting ended is the numbering's: requests' are noted whole.
+  for (const transaction of open.values()) for (const e of transaction) e.keep = false;
+  return marked.filter((e) => e.keep).map((e) => e.sql);
+}
+
 export async function serviceStatements(databaseUrl: string, fixture: Fixture): Promise<Record<string, string[]>> {
   const service = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }));
   const call = ({ method, path, body }: ReturnType<Operation['next']>) =>
@@ -18,18 +47,13 @@ export async function serviceStatements(databaseUrl: string, fixture: Fixture): 
     // The key's first use records it (then once a minute, as under load): not part of what is compared.
     await call(operations(fixture)[1].next());
     for (const operation of operations(fixture)) {
-      const sent: Array<{ sql: string; __knexTxId?: string }> = [];
-      const note = (query: { sql: string; __knexTxId?: string }) => sent.push(query);
+      const sent: Array<{ sql: string; __knexUid?: string }> = [];
+      const note = (query: { sql: string; __knexUid?: string }) => sent.push(query);
       service.knex.on('query', note);
       const response = await call(operation.next());
       service.knex.off('query', note);
       if (!response.ok) throw new Error(`${operation.name} answered ${response.status}`);
-      const background = (sql: string) => /`?(leases|event_sequences)`?/.test(sql);
-      // A request's own transactions begin while it is noted and touch no lease.
-      const backgroundTransactions = new Set(sent.filter((q) => background(q.sql)).map((q) => q.__knexTxId));
-      const requestTransactions = new Set(sent.filter((q) => q.sql === 'BEGIN;' && !backgroundTransactions.has(q.__knexTxId)).map((q) => q.__knexTxId));
-      const ofRequest = (q: (typeof sent)[number]) => (q.__knexTxId === undefined ? !background(q.sql) : requestTransactions.has(q.__knexTxId));
-      statements[operation.name] = sent.filter(ofRequest).map((q) => q.sql);
+      statements[operation.name] = requestStatements(sent);
     }
   } finally {
     await service.stop();
