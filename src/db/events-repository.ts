@@ -90,14 +90,22 @@ function toEvent(row: EventRow): Event {
 
 export type EventsRepository = ReturnType<typeof eventsRepository>;
 
+/** An event row's columns, in the order of the insert's bindings. */
+const eventColumns = ['event_id', 'tenant_id', 'sequence', 'type', 'project_id', 'request_id', 'data', 'created_at'] as const;
+
 export function eventsRepository(knex: Knex) {
+  // Built by knex once, not for every change: the same statement each time, with new values.
+  // Each column's stand-in value tells which binding is whose.
+  const insertEvent = knex('events').insert(Object.fromEntries(eventColumns.map((column) => [column, `\u0000${column}`]))).toSQL();
+  const bindingColumns = insertEvent.bindings.map((standIn) => String(standIn).slice(1) as (typeof eventColumns)[number]);
+
   const lastSequenceOf = async (tenantId: string) =>
     Number((await knex('event_sequences').first('last_sequence').where('tenant_id', tenantId))?.last_sequence ?? 0);
 
   return translatingErrors({
     /** Writes the event of a change in the change's own transaction; it has no number yet. */
     async record({ trx, requestId }: WriteContext, event: NewEvent): Promise<void> {
-      await trx('events').insert({
+      const row: Record<(typeof eventColumns)[number], Knex.Value> = {
         event_id: uuidv7(),
         tenant_id: event.tenantId,
         sequence: null,
@@ -106,7 +114,8 @@ export function eventsRepository(knex: Knex) {
         request_id: requestId,
         data: JSON.stringify({ object: event.object, previous: event.previous }),
         created_at: nowForDb(),
-      });
+      };
+      await trx.raw(insertEvent.sql, bindingColumns.map((column) => row[column]));
     },
 
     /**
