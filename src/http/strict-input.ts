@@ -1,7 +1,8 @@
 /**
- * What the schemas cannot say, checked before validation: text that cannot be stored as sent, and
- * integers in a query spelt other than in plain decimal digits (ajv's coercion would take `0x10`,
- * `1e1`, `+5` or ` 5` as numbers).
+ * Checked before validation: what the schemas cannot say (text that cannot be stored as sent;
+ * integers in a query spelt other than in plain decimal digits, which ajv's coercion would take
+ * as numbers: `0x10`, `1e1`, `+5`, ` 5`), and a body of more unknown fields than a problem lists,
+ * which validation would describe one by one.
  */
 import type { Context, Operation } from 'openapi-backend';
 import type { components } from '../../generated/api';
