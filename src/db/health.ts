@@ -1,14 +1,13 @@
 import type { Knex } from 'knex';
 
 /**
- * Whether the database answers a query on one of the service's tables. A table, not `select 1`:
- * a Galera node outside the primary component (or still joining) answers `select 1` but refuses
- * every statement on a table (1047), so only this tells a load balancer that the instances on
- * that node cannot serve.
+ * Whether the database answers a trivial query. On a Galera node the session reads causally
+ * (see knex.ts), so even this fails (1047) while the node is outside the primary component or
+ * still joining: the instances on it report themselves not ready.
  */
 export async function isReachable(knex: Knex): Promise<boolean> {
   try {
-    await knex.raw('select 1 from knex_migrations limit 1');
+    await knex.raw('select 1');
     return true;
   } catch {
     return false;
