@@ -77,7 +77,8 @@ export class GaleraNode {
     readonly index: number,
     readonly folder: string,
     readonly ports: Ports,
-    private readonly clusterAddress: string,
+    /** The cluster's gcomm:// address; none for a server on its own, with wsrep off. */
+    private readonly clusterAddress: string | undefined,
   ) {}
 
   get dataDir(): string {
@@ -131,18 +132,22 @@ export class GaleraNode {
         'binlog_format=ROW',
         'default_storage_engine=InnoDB',
         'innodb_autoinc_lock_mode=2',
-        'wsrep_on=ON',
-        `wsrep_provider=${galeraProvider}`,
-        `wsrep_provider_options="${provider}"`,
-        `wsrep_cluster_name=${clusterName}`,
-        `wsrep_cluster_address=${this.clusterAddress}`,
-        `wsrep_node_name=${this.name}`,
-        'wsrep_node_address=127.0.0.1',
-        `wsrep_sst_receive_address=127.0.0.1:${this.ports.sst}`,
-        'wsrep_sst_method=rsync',
-        'wsrep_slave_threads=2',
-        // Each certification conflict in the error log, with the keys and statements involved.
-        'wsrep_log_conflicts=ON',
+        ...(this.clusterAddress === undefined
+          ? ['wsrep_on=OFF']
+          : [
+            'wsrep_on=ON',
+            `wsrep_provider=${galeraProvider}`,
+            `wsrep_provider_options="${provider}"`,
+            `wsrep_cluster_name=${clusterName}`,
+            `wsrep_cluster_address=${this.clusterAddress}`,
+            `wsrep_node_name=${this.name}`,
+            'wsrep_node_address=127.0.0.1',
+            `wsrep_sst_receive_address=127.0.0.1:${this.ports.sst}`,
+            'wsrep_sst_method=rsync',
+            'wsrep_slave_threads=2',
+            // Each certification conflict in the error log, with the keys and statements involved.
+            'wsrep_log_conflicts=ON',
+          ]),
         '',
       ].join('\n'),
     );
@@ -260,6 +265,80 @@ export class GaleraNode {
   }
 }
 
+/** `mariadb-install-db` for the node, into its own data directory, as the mysql user. */
+function installDataDir(node: GaleraNode): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      'mariadb-install-db',
+      ['--no-defaults', '--user=mysql', `--datadir=${node.dataDir}`, `--tmpdir=${node.tmpDir}`, '--skip-test-db', '--auth-root-authentication-method=normal', '--innodb-log-file-size=48M'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`mariadb-install-db failed for ${node.name}:\n${stderr}`))));
+  });
+}
+
+async function waitConnectable(node: GaleraNode, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await (await node.connect()).end();
+      return;
+    } catch (error) {
+      if (!node.running) throw new Error(`${node.name} exited:\n${node.tailOfLog()}`);
+      if (Date.now() > deadline) throw error;
+      await sleep(200);
+    }
+  }
+}
+
+/**
+ * One MariaDB server configured exactly as a node of the cluster but with wsrep off: what the
+ * benchmark compares the cluster with, so the difference is Galera's alone.
+ */
+export class StandaloneMariaDb {
+  private constructor(
+    readonly folder: string,
+    readonly node: GaleraNode,
+  ) {}
+
+  get url(): string {
+    return this.node.url;
+  }
+
+  static async start(): Promise<StandaloneMariaDb> {
+    const ids = mysqlIds();
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-standalone-'));
+    const node = new GaleraNode(0, path.join(folder, 'server'), { client: await freePort(), gmcast: 0, ist: 0, sst: 0, check: 0 }, undefined);
+    const server = new StandaloneMariaDb(folder, node);
+    try {
+      fs.mkdirSync(node.tmpDir, { recursive: true });
+      node.writeConfig();
+      chownTree(folder, ids);
+      await installDataDir(node);
+      chownTree(folder, ids);
+      node.spawn();
+      await waitConnectable(node, 60_000);
+      const admin = await node.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${databaseName}`);
+      } finally {
+        await admin.end();
+      }
+      return server;
+    } catch (error) {
+      await server.destroy();
+      throw error;
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.node.kill().catch(() => {});
+    fs.rmSync(this.folder, { recursive: true, force: true });
+  }
+}
+
 export class GaleraCluster {
   private haproxyChild?: ChildProcess;
 
@@ -295,17 +374,7 @@ export class GaleraCluster {
       }
       chownTree(folder, ids);
       // The three data directories at once: each bootstrap is mostly waiting on the disk.
-      await Promise.all(
-        nodes.map(
-          (node) =>
-            new Promise<void>((resolve, reject) => {
-              const child = spawn('mariadb-install-db', ['--no-defaults', '--user=mysql', `--datadir=${node.dataDir}`, `--tmpdir=${node.tmpDir}`, '--skip-test-db', '--auth-root-authentication-method=normal', '--innodb-log-file-size=48M'], { stdio: ['ignore', 'ignore', 'pipe'] });
-              let stderr = '';
-              child.stderr!.on('data', (chunk) => (stderr += chunk));
-              child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`mariadb-install-db failed for ${node.name}:\n${stderr}`))));
-            }),
-        ),
-      );
+      await Promise.all(nodes.map(installDataDir));
       chownTree(folder, ids);
       log(`data directories made in ${Date.now() - started} ms`);
       nodes[0].spawn(['--wsrep-new-cluster']);
