@@ -18,7 +18,8 @@ contract: $(INSTALLED)
 	npm run test:contract
 
 # Throughput and latency against a bare node:http + mysql2 baseline on the local MariaDB, the
-# same on SQLite, then the scale check (a million tasks); prints figures, see BENCHMARKS.md.
+# same on SQLite, then the scale check (a million tasks), then two instances on a three-node
+# Galera cluster against one on one server; prints figures, see BENCHMARKS.md.
 bench: $(INSTALLED)
 	npm run bench
 

@@ -18,6 +18,14 @@ const unavailableCodes = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT',
+  // A statement stopped by the server (KILL QUERY, shutdown): whether it took effect is unknown.
+  'ER_QUERY_INTERRUPTED',
+  // Galera: a node outside the primary component, or one still joining, refuses every statement
+  // that touches a table ("WSREP has not yet prepared node for application use", 1047) until it
+  // rejoins; a commit the cluster could not replicate (it lost the primary component meanwhile)
+  // fails with 1180. Both are an outage of that node, not a fault of the request.
+  'ER_UNKNOWN_COM_ERROR',
+  'ER_ERROR_DURING_COMMIT',
   // better-sqlite3
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
@@ -42,8 +50,11 @@ export class WriteConflictError extends Error {
     super('The row changed between its read and its write.');
   }
 }
-/** Errors mysql2 has no code for: MariaDB's ER_STATEMENT_TIMEOUT (max_statement_time passed). */
-const unavailableErrnos = new Set([1969]);
+/**
+ * Errors mysql2 has no code for: MariaDB's ER_STATEMENT_TIMEOUT (max_statement_time passed) and
+ * ER_CONNECTION_KILLED (the server ended the connection, as a node going down does).
+ */
+const unavailableErrnos = new Set([1969, 1927]);
 
 const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
 const duplicateKeyCodes = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);

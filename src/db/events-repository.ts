@@ -157,7 +157,11 @@ export function eventsRepository(knex: Knex) {
     /**
      * Numbers up to `batch` committed events that have no number yet, per tenant on from the
      * tenant's last sequence, in one transaction that also renews the numbering lease: it commits
-     * only while this holder has the lease, and a number given twice fails on the unique index.
+     * only while this holder has the lease. Every write in it is conditional (events still
+     * unnumbered, each tenant's last sequence still the one read), so of two numberings that read
+     * the same state only one commits, wherever they run: the other finds its rows changed (on one
+     * server, behind the first's locks) or fails certification (Galera), and runs again. That is
+     * why it can run READ COMMITTED, taking no gap locks that inserts of new events would wait on.
      * Answers how many it numbered and each numbered tenant's new last sequence; undefined when
      * the lease has passed to another holder.
      */
@@ -196,7 +200,7 @@ export function eventsRepository(knex: Knex) {
           else if ((await trx('event_sequences').where({ tenant_id: tenantId, last_sequence: previous }).update({ last_sequence: sequence })) !== 1) throw new WriteConflictError();
         }
         return { numbered: numbers.length, lastSequences: last };
-      });
+      }, { readCommitted: true });
     },
 
     /** Removes up to `batch` numbered events older than the retention; how many it removed. */

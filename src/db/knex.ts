@@ -74,16 +74,42 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       min: 0,
       max: 10,
       afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
-        if (statementTimeoutMs === undefined) return connection.query("SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", (err: unknown) => done(err, connection));
+        if (statementTimeoutMs === undefined) return setUpSession(connection, "SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", done);
         boundStatements(connection, statementTimeoutMs);
         // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
         // MariaDB stops the statement itself too (`/*M! */` runs on MariaDB only; MySQL has no such bound on writes).
         const seconds = statementTimeoutMs / 1000;
-        connection.query(`SET time_zone = '+00:00', innodb_lock_wait_timeout = 3 /*M!, SESSION max_statement_time = ${seconds} */`, (err: unknown) => done(err, connection));
+        setUpSession(connection, `SET time_zone = '+00:00', innodb_lock_wait_timeout = 3 /*M!, SESSION max_statement_time = ${seconds} */`, done);
       },
     },
   };
+}
+
+/** The callback form of a mysql2 connection's query, as the pool's afterCreate gets it. */
+type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => void) => void;
+
+/**
+ * Sets the session up with `settings`, then, on a Galera node (MariaDB Galera Cluster, Percona
+ * XtraDB Cluster: `wsrep_on` is ON), asks for causal reads: `wsrep_sync_wait = 1` makes every
+ * SELECT, and every BEGIN (so each statement of a transaction), wait until this node has applied
+ * every write set the cluster committed before it. Without it a node answers from the state it
+ * has applied so far, which can lag a commit made through another node: a task created through
+ * one instance was not found by an immediate GET through another in 1 of 200 tries. Writes need
+ * no wait of their own: a write set made from a stale read fails certification at commit (1213)
+ * and its transaction runs again. A server that is not a Galera node (MySQL, plain MariaDB) has
+ * no such variable or has it switched off; nothing more is set there.
+ */
+function setUpSession(connection: { query(...args: unknown[]): unknown }, settings: string, done: (err: unknown, c: unknown) => void): void {
+  const query = connection.query.bind(connection) as CallbackQuery;
+  query(settings, (err) => {
+    if (err) return done(err, connection);
+    query("SHOW VARIABLES LIKE 'wsrep_on'", (err, rows) => {
+      if (err) return done(err, connection);
+      if ((rows as Array<{ Value?: string }>)[0]?.Value !== 'ON') return done(null, connection);
+      query('SET SESSION wsrep_sync_wait = 1', (err) => done(err, connection));
+    });
+  });
 }
 
 /** `log` takes knex's own warnings (a lost connection, a failed acquire); the console otherwise. */

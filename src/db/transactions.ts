@@ -33,8 +33,19 @@ const conflictBackoffMs = 10;
 
 const unavailableOr = (error: unknown) => (isUnavailable(error) || isWriteConflict(error) ? new DatabaseUnavailableError(error) : error);
 
+export interface TransactionOptions {
+  /**
+   * MySQL: READ COMMITTED rather than the default REPEATABLE READ, for work whose correctness
+   * rests on conditional writes alone: its updates then lock only the rows they change, no gaps
+   * between them, so rows other transactions insert meanwhile never wait for it (on Galera, an
+   * applier inserting into such a gap aborts the transaction instead).
+   */
+  readCommitted?: boolean;
+}
+
 /** Runs `work` in a transaction of its own for the request `requestId`, again after a conflict. */
-export async function inTransaction<T>(knex: Knex, requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(knex: Knex, requestId: string, work: (write: WriteContext) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  const readCommitted = options.readCommitted === true && knex.client.config.client === 'mysql2';
   for (let attempt = 1; ; attempt++) {
     let connection: unknown;
     try {
@@ -46,6 +57,8 @@ export async function inTransaction<T>(knex: Knex, requestId: string, work: (wri
       raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) => knex.raw(sql, bindings).connection(connection),
     });
     try {
+      // Applies to the next transaction only.
+      if (readCommitted) await trx.raw('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       await trx.raw('BEGIN');
       const result = await work({ trx, requestId });
       await trx.raw('COMMIT');

@@ -111,6 +111,9 @@ export function createApp({ document, route, knex, logger, metrics, corsOrigins,
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
     if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
+    // What the database said (a lost connection, a timeout, a Galera node outside the primary
+    // component), so an outage's 503s can be told apart.
+    else if (error instanceof DatabaseUnavailableError) logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
     return reply;
   };
   app.use(async (req: Request, res: Response) => {

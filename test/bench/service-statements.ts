@@ -10,7 +10,7 @@ import { operations, type Fixture } from './fixture';
 import type { Operation } from './load';
 
 /** The numbering's own statements: its lease, its look for events without a number, its counters. */
-const background = (sql: string) => /leases|event_sequences|`?sequence`? is null/.test(sql);
+const background = (sql: string) => /leases|event_sequences|`?sequence`? is null|^SET TRANSACTION/.test(sql);
 
 /**
  * The statements of the request, without the numbering's: a transaction (BEGIN to COMMIT on one
