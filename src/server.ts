@@ -37,10 +37,12 @@ export async function startService(config: Config, options: { logDestination?: D
     debug: () => {},
   };
   // Migrations may run long statements (an index over a large table): on a pool of their own,
-  // without the bound every request's statements have.
-  const migrator = createKnex(config.database, knexLog);
+  // without the bound every request's statements have. While another instance migrates, knex
+  // warns at each try that the lock is taken; the wait is logged once instead.
+  const lockTaken = /take lock to run migrations|release the lock manually/;
+  const migrator = createKnex(config.database, { ...knexLog, warn: (message) => lockTaken.test(String(message)) || knexLog.warn!(message) });
   try {
-    await migrateToLatest(migrator);
+    await migrateToLatest(migrator, { onWait: () => logger.info('another instance is migrating the database; waiting for it') });
   } finally {
     await migrator.destroy();
   }

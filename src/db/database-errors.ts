@@ -26,6 +26,11 @@ const unavailableCodes = new Set([
   // fails with 1180. Both are an outage of that node, not a fault of the request.
   'ER_UNKNOWN_COM_ERROR',
   'ER_ERROR_DURING_COMMIT',
+  // MySQL Group Replication (documented, not tried here): a member that is not ONLINE refuses
+  // commits (3100), and a secondary of a single-primary group is super_read_only (1290), as is a
+  // former primary after a failover.
+  'ER_RUN_HOOK_ERROR',
+  'ER_OPTION_PREVENTS_STATEMENT',
   // better-sqlite3
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
@@ -39,7 +44,14 @@ const unavailableCodes = new Set([
  * set that failed certification (reported as a deadlock, 1213, SQLSTATE 40001). Nothing of it
  * was applied, so it can run again.
  */
-const writeConflictCodes = new Set(['ER_LOCK_DEADLOCK']);
+const writeConflictCodes = new Set([
+  'ER_LOCK_DEADLOCK',
+  // MySQL Group Replication in multi-primary mode: a transaction that failed certification
+  // (documented, not tried here).
+  'ER_TRANSACTION_ROLLBACK_DURING_COMMIT',
+]);
+/** TiDB's write conflict (9007; documented, not tried here), which mysql2 has no code for. */
+const writeConflictErrnos = new Set([9007]);
 
 /**
  * A conditional write found its row changed since it was read (the version moved on): the
@@ -76,7 +88,7 @@ export function isUnavailable(error: unknown): boolean {
 export function isWriteConflict(error: unknown): boolean {
   if (error instanceof WriteConflictError) return true;
   const code = codeOf(error);
-  return code !== undefined && writeConflictCodes.has(code);
+  return (code !== undefined && writeConflictCodes.has(code)) || writeConflictErrnos.has((error as { errno?: unknown } | null)?.errno as number);
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {

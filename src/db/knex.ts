@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
+import { isDuplicateKey, isWriteConflict } from './database-errors';
 import { boundStatements } from './statement-timeout';
 
 /** How long a request waits for a database connection before it answers 503. */
@@ -118,6 +119,63 @@ export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statemen
   return knexFactory(knexConfig(database, log, statementTimeoutMs));
 }
 
-export async function migrateToLatest(knex: Knex): Promise<void> {
-  await knex.migrate.latest();
+/** How long a start waits for another instance's migrations to end before it gives up. */
+const migrationLockWaitMs = 60_000;
+
+/**
+ * knex takes its migration lock by setting the one row of knex_migrations_lock, but on a new
+ * database it inserts that row without looking twice: two instances starting at once can each
+ * insert one, and then no one can ever take the lock (it wants exactly one row to change). The
+ * table and its row are made here first, as knex makes them but with a fixed key, so the row is
+ * one whoever inserts it; knex then finds both and makes neither.
+ */
+async function ensureOneLockRow(knex: Knex): Promise<void> {
+  if (!(await knex.schema.hasTable('knex_migrations_lock'))) {
+    await knex.schema.createTable('knex_migrations_lock', (table) => {
+      table.increments('index').primary();
+      table.integer('is_locked');
+    });
+  }
+  await knex('knex_migrations_lock')
+    .insert({ index: 1, is_locked: 0 })
+    .catch((error: unknown) => {
+      if (!isDuplicateKey(error)) throw error;
+    });
+}
+
+/**
+ * What a start sees when another instance migrates at the same moment: knex's migration lock
+ * taken; the two takes colliding at commit (a Galera cluster, 1213); or, on a new database, the
+ * other having just created knex's own tables, which knex creates without looking twice.
+ */
+function anotherIsMigrating(error: unknown): boolean {
+  const message = String((error as Error | null)?.message);
+  return (error as Error | null)?.name === 'MigrationLocked' || isWriteConflict(error) || /knex_migrations(_lock)?\W.*already exists/i.test(message);
+}
+
+/**
+ * Migrates to the latest schema. Instances started at once each try: one takes knex's migration
+ * lock and migrates; the others wait for it (see anotherIsMigrating), then find the migrations
+ * done. `onWait` hears the first time this one waits.
+ */
+export async function migrateToLatest(knex: Knex, options: { onWait?: () => void } = {}): Promise<void> {
+  const deadline = Date.now() + migrationLockWaitMs;
+  for (let waiting = false; ; waiting = true) {
+    try {
+      await ensureOneLockRow(knex);
+      await knex.migrate.latest();
+      return;
+    } catch (error) {
+      if (!anotherIsMigrating(error)) throw error;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `The migration lock stayed taken for ${migrationLockWaitMs / 1000} s: another instance is still migrating, or one stopped while migrating ` +
+            '(then release it: npx knex migrate:unlock, with this DATABASE_URL).',
+          { cause: error },
+        );
+      }
+      if (!waiting) options.onWait?.();
+      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 300));
+    }
+  }
 }

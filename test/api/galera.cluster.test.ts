@@ -121,6 +121,16 @@ function unavailableCauses(...services: ServiceProcess[]): Record<string, number
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
+it('starts an instance on each node at once on a new database: one migrates, the others wait for it', async () => {
+  const urls = await cluster.createDatabase('fresh');
+  const started = await Promise.allSettled(urls.map((url) => serveOn(url)));
+  try {
+    expect(started.map((s) => (s.status === 'fulfilled' ? 'serving' : String(s.reason)))).toEqual(['serving', 'serving', 'serving']);
+  } finally {
+    for (const s of started) if (s.status === 'fulfilled') await stop(s.value);
+  }
+}, 60_000);
+
 describe('two instances, each on a node of its own', () => {
   let a: ServiceProcess;
   let b: ServiceProcess;

@@ -448,6 +448,17 @@ export class GaleraCluster {
     }
   }
 
+  /** A new, empty database on the cluster; the URL of it on each node. */
+  async createDatabase(name: string): Promise<string[]> {
+    const admin = await this.nodes[0].connect();
+    try {
+      await admin.query(`CREATE DATABASE \`${name}\``);
+    } finally {
+      await admin.end();
+    }
+    return this.nodes.map((node) => node.url.replace(new RegExp(`/${databaseName}$`), `/${name}`));
+  }
+
   /** Runs `sql` on one node, straight (not through HAProxy), with causal reads. */
   async query<Row>(node: GaleraNode, sql: string, values: unknown[] = []): Promise<Row[]> {
     const connection = await node.connect();
