@@ -1,9 +1,10 @@
 /**
  * Webhook deliveries: one row per attempt of an event to an endpoint. Attempts are planned in the
- * transaction that numbers their events (or by a redelivery), claimed by an instance with
- * conditional updates and a lease (no row locks are relied on, so the claims hold on a cluster
- * where one node's locks do not block another's), made outside any transaction, and their
- * outcome written back under the same claim.
+ * transaction that numbers their events (or by a redelivery). One instance at a time serves an
+ * endpoint (served_by, served_until on the endpoint); it claims the endpoint's due attempts with
+ * conditional updates and a lease (claimed_by, lease_until), makes them outside any transaction,
+ * and writes each outcome back under its claim. No row locks are relied on, so the claims hold on
+ * a cluster where one node's locks do not block another's.
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
@@ -114,10 +115,10 @@ export function webhookDeliveriesRepository(knex: Knex) {
   /** The attempts of an endpoint that are due and claimed by no one (or by a claim whose lease ran out). */
   const dueAttempts = (db: Knex | Knex.Transaction, endpointId: string, now: DbTimestamp) =>
     db('webhook_deliveries')
-      .where('webhook_endpoint_id', endpointId)
-      .where('status', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now));
+      .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+      .where('webhook_deliveries.status', 'pending')
+      .where('webhook_deliveries.next_attempt_at', '<=', now)
+      .where((q) => q.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
 
   return translatingErrors({
     /**
@@ -176,11 +177,17 @@ export function webhookDeliveriesRepository(knex: Knex) {
       return { data: rows.map(toDelivery), next_cursor: nextCursor };
     },
 
-    /** The enabled endpoints that have an attempt due and unclaimed: one probe of an index each. */
-    async endpointsWithDueAttempts(): Promise<string[]> {
+    /**
+     * The enabled endpoints that have an attempt due and unclaimed, and that `holder` serves or
+     * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
+     * one probe of an index each.
+     */
+    async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<string[]> {
       const now = nowForDb();
+      const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
       return knex('webhook_endpoints as e')
         .where('e.enabled', true)
+        .where((q) => q.where('e.served_by', holder).orWhereNull('e.served_by').orWhere('e.served_until', '<', longExpired))
         .whereExists((q) => {
           q.select(knex.raw('1'))
             .from('webhook_deliveries as d')
@@ -193,39 +200,31 @@ export function webhookDeliveriesRepository(knex: Knex) {
     },
 
     /**
-     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, keeping the endpoint's
-     * attempts in flight (claims whose lease runs, on any instance) at most `maxInFlight`. The
-     * endpoint's claim_version moves on with every claim, and a claim commits only from the
-     * version it read: of two claims at once (two instances, or two nodes of a cluster, where
-     * locks do not reach) one claims nothing, so the cap holds. Each attempt is taken with a
-     * conditional update, so an attempt is never claimed twice while a lease runs.
+     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` serves the
+     * endpoint or may take it over: in one transaction, the endpoint is served by `holder` for
+     * `serveMs` more (a conditional update: of two instances at once, or two nodes of a cluster,
+     * where locks do not reach, one claims nothing), and each attempt is taken with a conditional
+     * update, so no attempt is claimed twice while its lease runs. Answers undefined when another
+     * holder serves the endpoint (or it is disabled or gone).
      */
-    async claim(endpointId: string, wanted: number, maxInFlight: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    async claim(endpointId: string, holder: string, wanted: number, times: { leaseMs: number; serveMs: number; graceMs: number }): Promise<ClaimedDelivery[] | undefined> {
       const claim = uuidv7();
       return inTransaction(knex, 'webhook-claim', async ({ trx }) => {
-        const endpoint: { claim_version: number; enabled: boolean | number } | undefined = await trx('webhook_endpoints')
-          .first('claim_version', 'enabled')
-          .where('webhook_endpoint_id', endpointId);
-        if (endpoint === undefined || !endpoint.enabled) return [];
         const now = nowForDb();
-        const [{ n }] = await trx('webhook_deliveries').where('webhook_endpoint_id', endpointId).where('lease_until', '>=', now).count({ n: '*' });
-        const free = Math.min(wanted, maxInFlight - Number(n));
-        if (free <= 0) return [];
-        const ids: string[] = await dueAttempts(trx, endpointId, now).orderBy([{ column: 'next_attempt_at' }, { column: 'delivery_id' }]).limit(free).pluck('delivery_id');
-        if (ids.length === 0) return [];
-        const version = Number(endpoint.claim_version);
-        if ((await trx('webhook_endpoints').where({ webhook_endpoint_id: endpointId, claim_version: version }).update({ claim_version: version + 1 })) !== 1) return [];
-        const leaseUntil = toDbTimestamp(new Date(Date.now() + leaseMs).toISOString());
-        const claimed = await dueAttempts(trx, endpointId, now).whereIn('delivery_id', ids).update({ claimed_by: claim, lease_until: leaseUntil });
-        if (claimed === 0) return [];
-        const rows: Array<Record<string, any>> = await trx('webhook_deliveries as d')
-          .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'd.webhook_endpoint_id')
-          .leftJoin('events as ev', 'ev.event_id', 'd.event_id')
+        const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
+        const serving = await trx('webhook_endpoints')
+          .where({ webhook_endpoint_id: endpointId, enabled: true })
+          .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
+          .update({ served_by: holder, served_until: at(times.serveMs) });
+        if (serving === 0) return undefined;
+        const rows: Array<Record<string, any>> = await dueAttempts(trx, endpointId, now)
+          .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
+          .leftJoin('events as ev', 'ev.event_id', 'webhook_deliveries.event_id')
           .select(
-            'd.delivery_id',
-            'd.event_id',
-            'd.event_type',
-            'd.attempt',
+            'webhook_deliveries.delivery_id',
+            'webhook_deliveries.event_id',
+            'webhook_deliveries.event_type',
+            'webhook_deliveries.attempt',
             'w.url',
             'w.secret',
             'w.previous_secret',
@@ -238,37 +237,63 @@ export function webhookDeliveriesRepository(knex: Knex) {
             'ev.request_id as event_request_id',
             'ev.data as event_data',
           )
-          .whereIn('d.delivery_id', ids)
-          .where('d.claimed_by', claim);
-        return rows.map((row): ClaimedDelivery => {
-          const secrets = [row.secret as string];
-          if (row.previous_secret !== null && row.previous_secret_until > now) secrets.push(row.previous_secret);
-          const eventRow: EventRow | undefined =
-            row.event_sequence === null
-              ? undefined
-              : {
-                  event_id: row.event_id,
-                  sequence: row.event_sequence,
-                  type: row.event_kind,
-                  created_at: row.event_created_at,
-                  project_id: row.event_project_id,
-                  request_id: row.event_request_id,
-                  data: row.event_data,
-                };
-          return {
-            deliveryId: row.delivery_id,
-            claim,
-            endpointId,
-            url: row.url,
-            secrets,
-            endpointFailing: row.failing_since !== null,
-            eventId: row.event_id,
-            eventType: row.event_type,
-            attempt: Number(row.attempt),
-            event: eventRow && toEvent(eventRow),
-          };
-        });
+          .orderBy([{ column: 'webhook_deliveries.next_attempt_at' }, { column: 'webhook_deliveries.delivery_id' }])
+          .limit(wanted);
+        if (rows.length === 0) return [];
+        const ids = rows.map((row) => row.delivery_id as string);
+        const claimed = await dueAttempts(trx, endpointId, now).whereIn('webhook_deliveries.delivery_id', ids).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
+        // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
+        const ours = claimed === ids.length ? undefined : new Set<string>(await trx('webhook_deliveries').whereIn('delivery_id', ids).where('claimed_by', claim).pluck('delivery_id'));
+        return rows
+          .filter((row) => ours === undefined || ours.has(row.delivery_id))
+          .map((row): ClaimedDelivery => {
+            const secrets = [row.secret as string];
+            if (row.previous_secret !== null && row.previous_secret_until > now) secrets.push(row.previous_secret);
+            const eventRow: EventRow | undefined =
+              row.event_sequence === null
+                ? undefined
+                : {
+                    event_id: row.event_id,
+                    sequence: row.event_sequence,
+                    type: row.event_kind,
+                    created_at: row.event_created_at,
+                    project_id: row.event_project_id,
+                    request_id: row.event_request_id,
+                    data: row.event_data,
+                  };
+            return {
+              deliveryId: row.delivery_id,
+              claim,
+              endpointId,
+              url: row.url,
+              secrets,
+              endpointFailing: row.failing_since !== null,
+              eventId: row.event_id,
+              eventType: row.event_type,
+              attempt: Number(row.attempt),
+              event: eventRow && toEvent(eventRow),
+            };
+          });
       });
+    },
+
+    /** Serves the endpoint `serveMs` more, if `holder` still does; false when it has passed to another. */
+    async keepServing(endpointId: string, holder: string, serveMs: number): Promise<boolean> {
+      const renewed = await inTransaction(knex, 'webhook-serving', ({ trx }) =>
+        trx('webhook_endpoints')
+          .where({ webhook_endpoint_id: endpointId, served_by: holder })
+          .where('served_until', '>=', nowForDb())
+          .update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) }),
+      );
+      return renewed > 0;
+    },
+
+    /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
+    async stopServing(endpointIds: string[], holder: string): Promise<void> {
+      if (endpointIds.length === 0) return;
+      await inTransaction(knex, 'webhook-serving', ({ trx }) =>
+        trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('served_by', holder).update({ served_by: null, served_until: null }),
+      );
     },
 
     /**
@@ -311,11 +336,54 @@ export function webhookDeliveriesRepository(knex: Knex) {
       });
     },
 
+    /**
+     * Writes the outcomes of attempts that succeeded, in one statement (one commit for many),
+     * for those still under their claims; ends the run of failures of their endpoints that had
+     * one. Answers how many were still under their claims.
+     */
+    async recordSuccesses(successes: Array<{ delivery: ClaimedDelivery; responseStatus: number; durationMs: number }>): Promise<number> {
+      if (successes.length === 0) return 0;
+      const cases = (value: (success: (typeof successes)[number]) => number) => ({
+        sql: `case delivery_id ${successes.map(() => 'when ? then ?').join(' ')} end`,
+        bindings: successes.flatMap((success) => [success.delivery.deliveryId, value(success)]),
+      });
+      const status = cases((success) => success.responseStatus);
+      const duration = cases((success) => success.durationMs);
+      const ids = successes.map((success) => success.delivery.deliveryId);
+      const claims = [...new Set(successes.map((success) => success.delivery.claim))];
+      const recovered = [...new Set(successes.filter((success) => success.delivery.endpointFailing).map((success) => success.delivery.endpointId))];
+      // In a transaction of its own, so that a deadlock with another writer (or a certification
+      // conflict on a cluster) runs it again rather than leaving the attempts to be made twice.
+      const written = await inTransaction(knex, 'webhook-successes', async ({ trx }) => {
+        const updated = await trx('webhook_deliveries')
+          .whereIn('delivery_id', ids)
+          .whereIn('claimed_by', claims)
+          .where('status', 'pending')
+          .update({
+            status: 'succeeded',
+            response_status: knex.raw(status.sql, status.bindings),
+            error: null,
+            duration_ms: knex.raw(duration.sql, duration.bindings),
+            next_attempt_at: null,
+            claimed_by: null,
+            lease_until: null,
+          });
+        if (recovered.length > 0) await trx('webhook_endpoints').whereIn('webhook_endpoint_id', recovered).whereNotNull('failing_since').update({ failing_since: null });
+        return updated;
+      });
+      return written;
+    },
+
     /** Gives claimed attempts back unmade (the instance is stopping), due at once for any instance. */
     async release(deliveries: ClaimedDelivery[]): Promise<void> {
-      for (const delivery of deliveries) {
-        await knex('webhook_deliveries').where({ delivery_id: delivery.deliveryId, claimed_by: delivery.claim, status: 'pending' }).update({ claimed_by: null, lease_until: null });
-      }
+      if (deliveries.length === 0) return;
+      await inTransaction(knex, 'webhook-release', ({ trx }) =>
+        trx('webhook_deliveries')
+          .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
+          .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
+          .where('status', 'pending')
+          .update({ claimed_by: null, lease_until: null }),
+      );
     },
 
     /** Removes up to `batch` attempts older than the retention (events' own); how many it removed. */

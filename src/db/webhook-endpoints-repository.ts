@@ -36,7 +36,8 @@ export interface WebhookEndpointRow {
   previous_secret: string | null;
   previous_secret_until: DbTimestamp | null;
   failing_since: DbTimestamp | null;
-  claim_version: number;
+  served_by: string | null;
+  served_until: DbTimestamp | null;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
   [column: string]: unknown;
@@ -86,7 +87,8 @@ export function webhookEndpointsRepository(knex: Knex) {
         previous_secret: null,
         previous_secret_until: null,
         failing_since: null,
-        claim_version: 0,
+        served_by: null,
+        served_until: null,
         created_at: now,
         updated_at: now,
       };

@@ -127,7 +127,6 @@ describe('delivery', () => {
       description: '',
       enabled: true,
       secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-      claim_version: 0,
       created_at: now,
       updated_at: now,
     });

@@ -19,9 +19,11 @@ export async function up(knex: Knex): Promise<void> {
     table.datetime('previous_secret_until', { precision: 3 }).nullable();
     // When the endpoint's current run of failed attempts began; null after a success.
     table.datetime('failing_since', { precision: 3 }).nullable();
-    // Moved on by every claim of the endpoint's deliveries, so two claims at once (two instances,
-    // or two nodes of a cluster) conflict, and the endpoint's cap on deliveries in flight holds.
-    table.integer('claim_version').notNullable().defaultTo(0);
+    // The instance that makes the endpoint's deliveries, until served_until: one at a time, so
+    // its cap on deliveries in flight holds over every instance. Claimed and renewed by
+    // conditional updates in the transactions that claim the endpoint's attempts.
+    table.string('served_by', 64).nullable();
+    table.datetime('served_until', { precision: 3 }).nullable();
     table.datetime('created_at', { precision: 3 }).notNullable();
     table.datetime('updated_at', { precision: 3 }).notNullable();
     // The tenant's list (keyset on created_at, id), the fan-out's look-up by tenant, and the foreign key.

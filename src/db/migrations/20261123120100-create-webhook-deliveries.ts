@@ -27,8 +27,6 @@ export async function up(knex: Knex): Promise<void> {
     table.datetime('lease_until', { precision: 3 }).nullable();
     // An endpoint's due attempts, oldest first.
     table.index(['webhook_endpoint_id', 'status', 'next_attempt_at', 'delivery_id'], 'webhook_deliveries_due');
-    // An endpoint's attempts in flight (a claim's lease still running).
-    table.index(['webhook_endpoint_id', 'lease_until'], 'webhook_deliveries_leased');
     // The delivery log, newest first (keyset on created_at, id).
     table.index(['webhook_endpoint_id', 'created_at', 'delivery_id'], 'webhook_deliveries_log');
     // Retention: the oldest first.
