@@ -77,7 +77,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('endpoints', () => {
   it('registers, lists, reads, changes and deletes an endpoint; the secret is shown on registration only', async () => {
-    const { key, endpoint } = await registered('/crud', { event_types: ['task.created'], description: 'board' });
+    const key = await api.createKey('webhooks-crud');
+    const client = api.client(key);
+    const created = await client.POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/crud`, event_types: ['task.created'], description: 'board' } });
+    expect(created.response.status).toBe(201);
+    const endpoint = created.data!;
     expect(endpoint).toEqual({
       webhook_endpoint_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       url: `${receiver.origin}/crud`,
@@ -89,22 +93,50 @@ describe('endpoints', () => {
       updated_at: endpoint.created_at,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
+    expect(created.response.headers.get('location')).toBe(`/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`);
     expect(Buffer.from(endpoint.secret.slice(6), 'base64')).toHaveLength(32);
     const { secret, ...shown } = endpoint;
-    const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`;
-    expect((await api.send('GET', path, { key })).json).toEqual(shown);
-    expect((await api.send('GET', '/v1/webhook-endpoints', { key })).json).toEqual({ data: [shown], next_cursor: null });
+    const path = { params: { path: { webhook_endpoint_id: endpoint.webhook_endpoint_id } } };
+    expect((await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).data).toEqual(shown);
+    expect((await client.GET('/v1/webhook-endpoints')).data).toEqual({ data: [shown], next_cursor: null });
 
-    const changed = await api.send('PATCH', path, { key, headers: json, body: JSON.stringify({ event_types: null, description: 'all', url: `${receiver.origin}/crud2` }) });
-    expect(changed.status).toBe(200);
-    expect(changed.json).toMatchObject({ event_types: null, description: 'all', url: `${receiver.origin}/crud2`, enabled: true });
-    const disabled = await api.send('PATCH', path, { key, headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"enabled": false}' });
+    const changed = await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', { ...path, body: { event_types: null, description: 'all', url: `${receiver.origin}/crud2` } });
+    expect(changed.response.status).toBe(200);
+    expect(changed.data).toMatchObject({ event_types: null, description: 'all', url: `${receiver.origin}/crud2`, enabled: true });
+    const disabled = await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key, headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"enabled": false}' });
     expect(disabled.json).toMatchObject({ enabled: false, disabled_reason: 'by_client' });
-    expect((await api.send('PATCH', path, { key, headers: json, body: '{"enabled": true}' })).json).toMatchObject({ enabled: true, disabled_reason: null });
+    // Disabled already: the reason stays the one it had.
+    expect((await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', { ...path, body: { enabled: false, description: 'off' } })).data).toMatchObject({ enabled: false, disabled_reason: 'by_client' });
+    expect((await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', { ...path, body: { enabled: true } })).data).toMatchObject({ enabled: true, disabled_reason: null });
 
-    expect((await api.send('DELETE', path, { key })).status).toBe(204);
-    expect((await api.send('DELETE', path, { key })).status).toBe(404);
-    expect((await api.send('GET', path, { key })).status).toBe(404);
+    const rotated = await client.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret', path);
+    expect(rotated.data).toEqual({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    expect((await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', path)).data).toEqual({ data: [], next_cursor: null });
+
+    expect((await client.DELETE('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).response.status).toBe(204);
+    expect((await api.send('DELETE', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key })).status).toBe(404);
+    expect((await api.send('GET', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key })).status).toBe(404);
+  });
+
+  it('pages through endpoints and through the delivery log, newest first', async () => {
+    const { key, endpoint } = await registered('/paged');
+    const client = api.client(key);
+    for (let i = 0; i < 2; i++) await client.POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/paged-${i}` } });
+    const first = await client.GET('/v1/webhook-endpoints', { params: { query: { limit: 2 } } });
+    const second = await client.GET('/v1/webhook-endpoints', { params: { query: { limit: 2, cursor: first.data!.next_cursor! } } });
+    expect([...first.data!.data, ...second.data!.data].map((e) => e.url)).toEqual([`${receiver.origin}/paged`, `${receiver.origin}/paged-0`, `${receiver.origin}/paged-1`]);
+    expect(second.data!.next_cursor).toBeNull();
+
+    for (let i = 0; i < 3; i++) await createProject(key, `p${i}`);
+    await receiver.waitFor(3, { path: '/paged' });
+    await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.length === 3 && l.every((d) => d.status === 'succeeded'));
+    const path = { webhook_endpoint_id: endpoint.webhook_endpoint_id };
+    const page1 = await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', { params: { path, query: { limit: 2 } } });
+    const page2 = await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', { params: { path, query: { limit: 2, cursor: page1.data!.next_cursor! } } });
+    const log = [...page1.data!.data, ...page2.data!.data];
+    expect(page2.data!.next_cursor).toBeNull();
+    const events = await feed(key, 3);
+    expect(log.map((d) => d.event_id)).toEqual(events.map((e) => e.event_id).reverse());
   });
 
   it('keeps endpoints to their tenant and the write operations to keys with write', async () => {
@@ -340,9 +372,12 @@ describe('delivery', () => {
     await sleep(400);
     expect(receiver.received.filter((r) => r.path === '/again')).toEqual([]);
     const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/deliveries`;
-    const planned = await api.send('POST', path, { key, headers: json, body: JSON.stringify({ event_id: event.event_id }) });
-    expect(planned.status).toBe(202);
-    expect(planned.json).toEqual({
+    const planned = await api.client(key).POST('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
+      params: { path: { webhook_endpoint_id: endpoint.webhook_endpoint_id } },
+      body: { event_id: event.event_id },
+    });
+    expect(planned.response.status).toBe(202);
+    expect(planned.data).toEqual({
       delivery_id: expect.any(String),
       event_id: event.event_id,
       event_type: 'project.created',
@@ -352,7 +387,7 @@ describe('delivery', () => {
       error: null,
       duration_ms: null,
       created_at: expect.any(String),
-      next_attempt_at: planned.json.created_at,
+      next_attempt_at: planned.data!.created_at,
     });
     const [request] = await receiver.waitFor(1, { path: '/again' });
     expect(request.headers['webhook-id']).toBe(event.event_id);
