@@ -277,11 +277,17 @@ export function webhookDeliveriesRepository(knex: Knex) {
       });
     },
 
-    /** Serves the endpoint `serveMs` more, if `holder` still does; false when it has passed to another. */
+    /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
+    async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
+      if (endpointIds.length === 0) return new Set();
+      return new Set(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ enabled: true, served_by: holder }).pluck('webhook_endpoint_id'));
+    },
+
+    /** Serves the endpoint `serveMs` more, if `holder` still does and it is enabled; false otherwise. */
     async keepServing(endpointId: string, holder: string, serveMs: number): Promise<boolean> {
       const renewed = await inTransaction(knex, 'webhook-serving', ({ trx }) =>
         trx('webhook_endpoints')
-          .where({ webhook_endpoint_id: endpointId, served_by: holder })
+          .where({ webhook_endpoint_id: endpointId, served_by: holder, enabled: true })
           .where('served_until', '>=', nowForDb())
           .update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) }),
       );

@@ -211,8 +211,16 @@ export function startDeliveryWorker(
     pump(endpointId);
   };
 
-  /** Keeps serving the endpoints that have attempts here, renewing when a third of the time has passed. */
-  const keepServing = async (looked: Set<string>) => {
+  /**
+   * Keeps serving the endpoints that have attempts here, renewing when a third of the time has
+   * passed; at each poll, drops the attempts claimed ahead for an endpoint disabled or deleted
+   * meanwhile (on any instance), so that nothing more than what is in flight reaches it.
+   */
+  const keepServing = async (looked: Set<string>, polled: boolean) => {
+    if (polled && served.size > 0) {
+      const still = await deliveries.stillServed([...served.keys()], holder);
+      for (const [endpointId, endpoint] of served) if (!still.has(endpointId)) dropQueue(endpointId, endpoint);
+    }
     await Promise.all(
       [...served].map(async ([endpointId, endpoint]) => {
         if (looked.has(endpointId) || Date.now() - endpoint.renewedAt < serveMs / 3) return;
@@ -226,12 +234,13 @@ export function startDeliveryWorker(
   /** One look: claims for each endpoint with due attempts (or to refill), and keeps serving those with attempts here. */
   const cycle = async () => {
     try {
-      const scanned = scanDue ? await deliveries.endpointsWithDueAttempts(holder, times.graceMs) : [];
+      const polled = scanDue;
+      const scanned = polled ? await deliveries.endpointsWithDueAttempts(holder, times.graceMs) : [];
       scanDue = false;
       const endpointIds = new Set([...scanned, ...refills]);
       refills.clear();
       await Promise.all([...endpointIds].map(claimFor));
-      await keepServing(endpointIds);
+      await keepServing(endpointIds, polled);
     } catch (error) {
       logger.warn({ err: error }, 'looking for webhook deliveries failed; trying again shortly');
     }

@@ -420,6 +420,32 @@ describe('delivery', () => {
     }
   });
 
+  it('sends nothing more than what is in flight once an endpoint is disabled, though more were claimed', async () => {
+    receiver.respond((request) => (request.path === '/slow-disabled' ? new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 700)) : { status: 204 }));
+    try {
+      const { key, endpoint } = await registered('/slow-disabled');
+      // At once, so that they are claimed together: 10 in flight, 20 claimed ahead.
+      await Promise.all(Array.from({ length: 30 }, (_, i) => createProject(key, `p${i}`)));
+      await receiver.waitFor(1, { path: '/slow-disabled' });
+      const disabled = await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key, headers: json, body: '{"enabled": false}' });
+      expect(disabled.status).toBe(200);
+      const disabledAt = performance.now();
+      await sleep(1600);
+      const received = receiver.received.filter((r) => r.path === '/slow-disabled');
+      // What was in flight (answered 700 ms after it came), and nothing after: the attempts claimed
+      // ahead are dropped at the next poll (200 ms), before a slot frees.
+      expect(received.filter((r) => r.at > disabledAt + 400)).toEqual([]);
+      expect(received.length).toBeLessThan(30);
+      // What was claimed ahead is given back, pending, for when the endpoint is enabled again.
+      const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.filter((d) => d.status === 'succeeded').length === received.length);
+      expect(log.filter((d) => d.status === 'succeeded')).toHaveLength(received.length);
+      expect(log.filter((d) => d.status !== 'succeeded').map((d) => d.status)).toEqual(log.filter((d) => d.status !== 'succeeded').map(() => 'pending'));
+      expect(log.some((d) => d.status === 'pending')).toBe(true);
+    } finally {
+      receiver.respond(() => ({ status: 204 }));
+    }
+  });
+
   it('disables an endpoint whose every attempt has failed for 5 days', async () => {
     receiver.respond((request) => (request.path === '/failing' ? { status: 500 } : { status: 204 }));
     try {
