@@ -485,3 +485,25 @@ describe('delivery', () => {
     expect(ports.size).toBe(1);
   });
 });
+
+describe('retention', () => {
+  it("removes delivery attempts older than the events' retention in the background", async () => {
+    const kept = await startTestService({ config: { cleanupIntervalSeconds: 0.2, eventRetentionDays: 1, webhookAllowPrivateTargets: true } });
+    try {
+      const key = await kept.createKey('retained');
+      const endpoint = (await kept.client(key).POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/retained` } })).data!;
+      for (const name of ['old', 'new']) await kept.client(key).POST('/v1/projects', { body: { name } });
+      await receiver.waitFor(2, { path: '/retained' });
+      const log = () => kept.service.knex('webhook_deliveries').where('webhook_endpoint_id', endpoint.webhook_endpoint_id).orderBy('created_at');
+      const deadline = Date.now() + 5000;
+      while ((await log()).some((d) => d.status !== 'succeeded') && Date.now() < deadline) await sleep(50);
+      const [old] = await log();
+      await kept.service.knex('webhook_deliveries').where('delivery_id', old.delivery_id).update({ created_at: toDbTimestamp(new Date(Date.now() - 86_400_000 - 1000).toISOString()) });
+      while ((await log()).length > 1 && Date.now() < deadline) await sleep(50);
+      expect((await log()).map((d) => d.event_id)).not.toContain(old.event_id);
+      expect(await log()).toHaveLength(1);
+    } finally {
+      await kept.stop();
+    }
+  });
+});
