@@ -179,6 +179,139 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's webhook endpoints
+         * @description The caller's tenant's webhook endpoints, oldest first (ties by id), a page at a time, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL that every event of the tenant (or those of `event_types`) is pushed to,
+         *     signed as Standard Webhooks v1 says (see the `event` callback and "Webhooks" above). The
+         *     answer is the only one that shows the endpoint's `secret`: keep it to verify deliveries.
+         *
+         *     `url` must be an absolute `https` URL whose host is not, and does not resolve to, a
+         *     loopback, private, link-local, unique-local, multicast or unspecified address (IPv4 or
+         *     IPv6, IPv4-mapped IPv6 included, however the address is spelt): otherwise `400` naming
+         *     `url`. A service configured for development (`WEBHOOK_ALLOW_PRIVATE_TARGETS=true`)
+         *     allows `http` and such addresses.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhook_endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description One of the tenant's webhook endpoints, without its secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery log; nothing more is sent to it. A second delete is `404`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, disable or re-enable a webhook endpoint
+         * @description Changes any of `url` (checked as on registration), `event_types` (`null`: every type),
+         *     `description` and `enabled`, at least one. `enabled: false` stops its deliveries
+         *     (`disabled_reason` `by_client`); `enabled: true` clears `disabled_reason` and sends what
+         *     is still pending. Events numbered while an endpoint is disabled are not sent to it; read
+         *     them from `GET /v1/events`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Makes a new secret and answers it. For the next 24 hours every delivery carries two
+         *     signatures, one with the new secret and one with the old, so receivers can switch over
+         *     at their pace; then the old secret stops signing. Rotating again within those 24 hours
+         *     ends the oldest secret at once. No request body.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint's delivery log
+         * @description The endpoint's delivery attempts, newest first (ties by id), a page at a time: each
+         *     attempt made (`succeeded` or `failed`, with the receiver's status or the error) and each
+         *     planned (`pending`, with `next_attempt_at`). Attempts are kept as long as events are.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        /**
+         * Send a kept event to the endpoint again
+         * @description Plans a new delivery of one of the tenant's kept events to this endpoint, whatever its
+         *     `event_types`, with a retry schedule of its own: its first attempt is made at once (once
+         *     the endpoint is enabled). `event_id` naming no kept event of the tenant is `422`.
+         */
+        post: operations["createWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -443,6 +576,198 @@ export interface components {
             has_more: boolean;
         };
         /**
+         * Format: uri
+         * @description An absolute https URL, up to 2,000 characters, whose host is not and does not resolve to
+         *     a loopback, private, link-local, unique-local, multicast or unspecified address (http and
+         *     such hosts only where the service allows private targets).
+         * @example https://hooks.example.com/task-tracker
+         */
+        WebhookUrl: string;
+        /**
+         * @description The event types sent to the endpoint; `null` (or absent on registration) means every type.
+         * @example [
+         *       "task.created",
+         *       "task.updated",
+         *       "task.deleted"
+         *     ]
+         */
+        WebhookEventTypes: components["schemas"]["EventType"][] | null;
+        /**
+         * @description Up to 500 characters, for people; never null.
+         * @example Sync to the planning board
+         */
+        WebhookDescription: string;
+        /**
+         * @description `whsec_` and the base64 of 32 random bytes: the key Standard Webhooks libraries take.
+         * @example whsec_vIkS7CEa8PZwLnblJkl0DJa+trm8i852HH59Gx7lqSM=
+         */
+        WebhookSecretValue: string;
+        /**
+         * @description Where the tenant's events are pushed. `disabled_reason` says why an endpoint is not
+         *     `enabled`: `by_client` (a PATCH), `gone` (the receiver answered `410`) or `failing` (every
+         *     attempt for 5 days failed); `null` while enabled. The secret is never shown here.
+         * @example {
+         *       "webhook_endpoint_id": "0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d",
+         *       "url": "https://hooks.example.com/task-tracker",
+         *       "event_types": null,
+         *       "description": "",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-11-23T12:00:00.000Z",
+         *       "updated_at": "2026-11-23T12:00:00.000Z"
+         *     }
+         */
+        WebhookEndpoint: {
+            webhook_endpoint_id: components["schemas"]["Uuid"];
+            url: components["schemas"]["WebhookUrl"];
+            event_types: components["schemas"]["WebhookEventTypes"];
+            description: components["schemas"]["WebhookDescription"];
+            enabled: boolean;
+            /** @enum {string|null} */
+            disabled_reason: "by_client" | "gone" | "failing" | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A webhook endpoint as registered, with its `secret` (shown in this answer only).
+         * @example {
+         *       "webhook_endpoint_id": "0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d",
+         *       "url": "https://hooks.example.com/task-tracker",
+         *       "event_types": null,
+         *       "description": "",
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "created_at": "2026-11-23T12:00:00.000Z",
+         *       "updated_at": "2026-11-23T12:00:00.000Z",
+         *       "secret": "whsec_vIkS7CEa8PZwLnblJkl0DJa+trm8i852HH59Gx7lqSM="
+         *     }
+         */
+        WebhookEndpointWithSecret: {
+            webhook_endpoint_id: components["schemas"]["Uuid"];
+            url: components["schemas"]["WebhookUrl"];
+            event_types: components["schemas"]["WebhookEventTypes"];
+            description: components["schemas"]["WebhookDescription"];
+            enabled: boolean;
+            /** @enum {string|null} */
+            disabled_reason: "by_client" | "gone" | "failing" | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            secret: components["schemas"]["WebhookSecretValue"];
+        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/task-tracker",
+         *       "event_types": [
+         *         "task.created",
+         *         "task.updated",
+         *         "task.deleted"
+         *       ]
+         *     }
+         */
+        WebhookEndpointCreate: {
+            url: components["schemas"]["WebhookUrl"];
+            event_types?: components["schemas"]["WebhookEventTypes"];
+            /** @default  */
+            description?: components["schemas"]["WebhookDescription"];
+        };
+        /**
+         * @description At least one of the fields.
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        WebhookEndpointUpdate: {
+            url?: components["schemas"]["WebhookUrl"];
+            event_types?: components["schemas"]["WebhookEventTypes"];
+            description?: components["schemas"]["WebhookDescription"];
+            /** @description `false` stops deliveries; `true` sends what is still pending. */
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "data": [],
+         *       "next_cursor": null
+         *     }
+         */
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass it as `cursor` for the next page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @example {
+         *       "secret": "whsec_vIkS7CEa8PZwLnblJkl0DJa+trm8i852HH59Gx7lqSM="
+         *     }
+         */
+        WebhookSecret: {
+            secret: components["schemas"]["WebhookSecretValue"];
+        };
+        /**
+         * @description One delivery attempt of one event to one endpoint. `pending`: planned for
+         *     `next_attempt_at` (or being made now). `succeeded`: the receiver answered `2xx`.
+         *     `failed`: it did not (`response_status` is its answer, or `null` with an `error` such as
+         *     `timeout`, `connection refused`, `redirect not followed`); `next_attempt_at` is when the
+         *     next attempt is planned, `null` when none is.
+         * @example {
+         *       "delivery_id": "0193a5c1-2b3c-7d4e-8f50-617283940a1b",
+         *       "event_id": "0193a5b4-0a11-7c22-8d33-4e5f60718293",
+         *       "event_type": "task.updated",
+         *       "attempt": 1,
+         *       "status": "succeeded",
+         *       "response_status": 204,
+         *       "error": null,
+         *       "duration_ms": 87,
+         *       "created_at": "2026-11-23T12:05:00.120Z",
+         *       "next_attempt_at": null
+         *     }
+         */
+        WebhookDelivery: {
+            delivery_id: components["schemas"]["Uuid"];
+            event_id: components["schemas"]["Uuid"];
+            event_type: components["schemas"]["EventType"];
+            /**
+             * Format: int32
+             * @description 1 for the first attempt, 2 for the first retry, …
+             */
+            attempt: number;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; `null` when none came (or none yet).
+             */
+            response_status: number | null;
+            /** @description Why the attempt failed without a status, or what was wrong with the one that came; `null` otherwise. */
+            error: string | null;
+            /**
+             * Format: int32
+             * @description How long the attempt took, in milliseconds; `null` while pending.
+             */
+            duration_ms: number | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When the (next) attempt is planned, in UTC with milliseconds; `null` when none is. */
+            next_attempt_at: string | null;
+        };
+        /**
+         * @example {
+         *       "data": [],
+         *       "next_cursor": null
+         *     }
+         */
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass it as `cursor` for the next (older) page; `null` on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @example {
+         *       "event_id": "0193a5b4-0a11-7c22-8d33-4e5f60718293"
+         *     }
+         */
+        WebhookDeliveryCreate: {
+            event_id: components["schemas"]["Uuid"];
+        };
+        /**
          * @description One problem found in the request; `pointer` names a body location, `name` a parameter or header.
          * @example {
          *       "in": "body",
@@ -470,7 +795,7 @@ export interface components {
          *     | `/problems/invalid-cursor` | 400 | a `cursor` that cannot be decoded, names a position no item can have, or belongs to another `sort` |
          *     | `/problems/unauthenticated` | 401 | a missing, malformed, unknown or revoked key |
          *     | `/problems/insufficient-scope` | 403 | the key lacks the scope the operation needs |
-         *     | `/problems/not-found` | 404 | no such project or task for this tenant |
+         *     | `/problems/not-found` | 404 | no such project, task or webhook endpoint for this tenant |
          *     | `/problems/route-not-found` | 404 | no such path |
          *     | `/problems/method-not-allowed` | 405 | the path has no such method |
          *     | `/problems/cursor-expired` | 410 | an event `cursor` before the oldest kept event |
@@ -480,6 +805,7 @@ export interface components {
          *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON |
          *     | `/problems/idempotency-in-progress` | 409 | a request with the same `Idempotency-Key` is still running |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
+         *     | `/problems/unknown-event` | 422 | `event_id` names no kept event of this tenant |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body |
          *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
          *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, or the client address has failed authentication too often |
@@ -568,7 +894,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description No such project or task for this tenant. */
+        /** @description No such project, task or webhook endpoint for this tenant. */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -730,6 +1056,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The body is well formed, but `event_id` names no kept event of this tenant. */
+        UnknownEvent: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The key has used its quota for the current window, or the client's address has failed
          *     authentication too often this minute; retry after `Retry-After` seconds.
@@ -856,6 +1194,11 @@ export interface components {
          * @example 25
          */
         Wait: number;
+        /**
+         * @description The webhook endpoint's id.
+         * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+         */
+        WebhookEndpointId: components["schemas"]["Uuid"];
         /**
          * @description The order of the list; a leading `-` means newest first. Ties are broken by id.
          * @example -updated_at
@@ -1465,6 +1808,329 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["CursorExpired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
+                 *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
+                 *     `next_cursor` goes on from its last item.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
+                 *     cannot be decoded, that names a position no item can have, or that was made for another
+                 *     `sort`, is a `400`.
+                 * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint was registered; its `secret` is shown now and never again (rotate it to get a new one). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+                "application/merge-patch+json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated webhook endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown now and never again. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
+                 *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
+                 *     `next_cursor` goes on from its last item.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
+                 *     cannot be decoded, that names a position no item can have, or that was made for another
+                 *     `sort`, is a `400`.
+                 * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id.
+                 * @example 0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d
+                 */
+                webhook_endpoint_id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryCreate"];
+            };
+        };
+        responses: {
+            /** @description The delivery is planned; follow it in the delivery log. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnknownEvent"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

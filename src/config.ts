@@ -51,6 +51,12 @@ export interface Config {
   slowReaderTimeoutSeconds: number;
   /** The longest one database statement may run before its request answers 503 (MySQL only). */
   statementTimeoutSeconds: number;
+  /** The longest a webhook delivery attempt may take, connection included. */
+  webhookTimeoutSeconds: number;
+  /** The waits before each retry of a failed delivery, in milliseconds: its length is the number of retries. */
+  webhookRetryScheduleMs: number[];
+  /** Development and tests: webhook targets may be http and on loopback, private and other internal addresses. */
+  webhookAllowPrivateTargets: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -96,7 +102,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
     slowReaderTimeoutSeconds: parseTimeout('SLOW_READER_TIMEOUT_SECONDS', env.SLOW_READER_TIMEOUT_SECONDS, 30),
     statementTimeoutSeconds: parseTimeout('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, 5),
+    webhookTimeoutSeconds: parseTimeout('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
+    webhookRetryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookAllowPrivateTargets: parseBoolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', env.WEBHOOK_ALLOW_PRIVATE_TARGETS, false),
   };
+}
+
+/** The documented retry schedule: about 28 hours in all. */
+export const defaultRetrySchedule = '5s,5m,30m,2h,5h,10h,10h';
+
+const durationUnitsMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Comma-separated durations (`5s,5m,30m`; units ms, s, m, h, d), each up to 7 days, at most 20. */
+function parseRetrySchedule(value: string | undefined): number[] {
+  const spelled = value === undefined || value === '' ? defaultRetrySchedule : value;
+  const waits = spelled.split(',').map((part) => {
+    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim());
+    const ms = match ? Number(match[1]) * durationUnitsMs[match[2]] : NaN;
+    if (!(ms >= 1 && ms <= 7 * 86_400_000)) {
+      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE takes comma-separated durations such as ${defaultRetrySchedule} (units ms, s, m, h, d; each up to 7 days), not ${JSON.stringify(part)}`);
+    }
+    return ms;
+  });
+  if (waits.length > 20) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE takes at most 20 retries, not ${waits.length}`);
+  return waits;
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value !== 'true' && value !== 'false') throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(value)}`);
+  return value === 'true';
 }
 
 function parseHttpTimeouts(env: NodeJS.ProcessEnv) {

@@ -4,7 +4,7 @@
  */
 
 export class NotFoundError extends Error {
-  constructor(readonly resource: 'project' | 'task', readonly id: string) {
+  constructor(readonly resource: 'project' | 'task' | 'webhook endpoint', readonly id: string) {
     super(`No ${resource} ${id} exists.`);
   }
 }
@@ -60,5 +60,25 @@ export class IdempotencyKeyBusyError extends Error {
 export class CursorExpiredError extends Error {
   constructor() {
     super("Events after this cursor's position are no longer kept; read the resources again, then follow the feed anew.");
+  }
+}
+
+/** A redelivery named an event the caller's tenant does not have, or no longer keeps. */
+export class UnknownEventError extends Error {
+  constructor(readonly eventId: string) {
+    super(`No kept event ${eventId} exists.`);
+  }
+}
+
+/**
+ * A field the schema accepts, refused for what it means (a webhook URL whose host is an internal
+ * address): an invalid request that names the field.
+ */
+export class InvalidFieldError extends Error {
+  constructor(
+    readonly pointer: string,
+    readonly reason: string,
+  ) {
+    super(`The request is not acceptable: body ${pointer} ${reason}.`);
   }
 }

@@ -19,6 +19,8 @@ import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
 import { authFailureBudget, perKeyRateLimit } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
+import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker';
+import { targetGuard } from './webhooks/target-guard';
 
 export interface RunningService {
   /** The base URL, without `/v1`: `http://127.0.0.1:3000`. */
@@ -50,6 +52,7 @@ export async function startService(config: Config, options: { logDestination?: D
   let counting: CountingStores | undefined;
   let numbering: EventNumbering | undefined;
   let feed: FeedWatcher | undefined;
+  let deliveries: DeliveryWorker | undefined;
   try {
     const document = loadDocument();
     counting = createCountingStores({ redisUrl: config.redisUrl, redisTimeoutMs: config.redisTimeoutMs, logger });
@@ -57,8 +60,21 @@ export async function startService(config: Config, options: { logDestination?: D
     const countRequest = perKeyRateLimit({ perMinute: config.rateLimitPerMinute, stores: counting, logger });
     const repositories = createRepositories(knex, { onChangeCommitted: () => numbering?.poke() });
     feed = startFeedWatcher(repositories, { logger });
-    numbering = startEventNumbering(repositories, { logger, onNumbered: feed.numbered });
-    const route = await createOperationRouter(document.definition, repositories, feed, authFailures);
+    deliveries = startDeliveryWorker(repositories, {
+      logger,
+      timeoutMs: config.webhookTimeoutSeconds * 1000,
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+    });
+    const worker = deliveries;
+    numbering = startEventNumbering(repositories, {
+      logger,
+      onNumbered: feed.numbered,
+      planDeliveries: repositories.webhookDeliveries.planForEvents,
+      onDeliveriesPlanned: () => worker.poke(),
+    });
+    const webhookTargets = targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets });
+    const route = await createOperationRouter(document.definition, repositories, feed, webhookTargets, authFailures);
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex);
     const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, shutdown, countRequest });
@@ -94,6 +110,8 @@ export async function startService(config: Config, options: { logDestination?: D
         clearTimeout(deadline);
         await cleanup.stop();
         await numbering?.stop();
+        // Attempts in flight are called off and their claims given back, for another instance.
+        await deliveries?.stop();
         await counting?.close();
         await knex.destroy();
       },
@@ -101,6 +119,7 @@ export async function startService(config: Config, options: { logDestination?: D
   } catch (error) {
     feed?.stop();
     await numbering?.stop();
+    await deliveries?.stop();
     await counting?.close();
     await knex.destroy();
     throw error;

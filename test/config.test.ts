@@ -12,7 +12,15 @@ it('has the documented defaults', () => {
     keepAliveTimeoutSeconds: 5,
     maxConnections: 1000,
     statementTimeoutSeconds: 5,
+    webhookTimeoutSeconds: 10,
+    webhookRetryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    webhookAllowPrivateTargets: false,
   });
+});
+
+it('takes WEBHOOK_RETRY_SCHEDULE as durations, and WEBHOOK_ALLOW_PRIVATE_TARGETS as true or false', () => {
+  expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms, 1s,2m,1h,1d' }).webhookRetryScheduleMs).toEqual([250, 1000, 120_000, 3_600_000, 86_400_000]);
+  expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '0.5' })).toMatchObject({ webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 0.5 });
 });
 
 it('takes TRUST_PROXY as a hop count or as proxy addresses, subnets and named ranges', () => {
@@ -30,6 +38,12 @@ it.each([
   ['KEEP_ALIVE_TIMEOUT_SECONDS', '0', {}],
   ['DATABASE_STATEMENT_TIMEOUT_SECONDS', '0', {}],
   ['HEADERS_TIMEOUT_SECONDS', '40', { REQUEST_TIMEOUT_SECONDS: '30' }],
+  ['WEBHOOK_TIMEOUT_SECONDS', '0', {}],
+  ['WEBHOOK_RETRY_SCHEDULE', '5s,,5m', {}],
+  ['WEBHOOK_RETRY_SCHEDULE', '5 minutes', {}],
+  ['WEBHOOK_RETRY_SCHEDULE', '8d', {}],
+  ['WEBHOOK_RETRY_SCHEDULE', Array(21).fill('1s').join(','), {}],
+  ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes', {}],
 ])('refuses %s=%s, naming it', (name, value, others) => {
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(name);

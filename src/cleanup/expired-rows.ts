@@ -1,6 +1,6 @@
 /**
  * Removes in the background what the service keeps only for a while (Idempotency-Keys after 24
- * hours, events after their retention), a small batch at a time, so a large backlog never holds a lock or a connection for long.
+ * hours, events and webhook delivery attempts after the events' retention), a small batch at a time, so a large backlog never holds a lock or a connection for long.
  * Several instances may run it at once: each batch deletes only rows that are still expired.
  */
 import type { Logger } from 'pino';
@@ -29,6 +29,7 @@ export function startCleanup(repositories: Repositories, options: { intervalMs: 
   const removeExpired = async () => {
     await removeAll('expired idempotency keys', () => repositories.idempotency.removeExpired(batchSize));
     await removeAll('events past their retention', () => repositories.events.removeOlderThan(eventRetentionDays, batchSize));
+    await removeAll('webhook delivery attempts past the events\' retention', () => repositories.webhookDeliveries.removeOlderThan(eventRetentionDays, batchSize));
   };
 
   const timer = setInterval(() => {

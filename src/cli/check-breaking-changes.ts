@@ -114,8 +114,14 @@ function main(): void {
   const releasedPath = newestRelease(path.join(projectRoot, 'openapi', 'released'));
   const read = (file: string) => YAML.parse(fs.readFileSync(file, 'utf8')) as Node;
   const ours = findBreakingChanges(read(releasedPath), read(openapiDocumentPath));
-  const diff = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-diff'), [releasedPath, openapiDocumentPath], { encoding: 'utf8' });
+  // openapi-diff reports every addition in full: megabytes for a grown document, past spawnSync's
+  // default buffer of 1 MB (which would kill it and read as a failure).
+  const diff = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-diff'), [releasedPath, openapiDocumentPath], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const relative = path.relative(projectRoot, releasedPath);
+  if (diff.error) {
+    console.error(`openapi-diff could not run: ${diff.error.message}`);
+    process.exit(1);
+  }
   if (diff.status !== 0) console.error(`openapi-diff found breaking changes against ${relative}:\n${diff.stdout}${diff.stderr}`);
   for (const change of ours) console.error(`breaking: ${change}`);
   if (diff.status !== 0 || ours.length > 0) process.exit(1);

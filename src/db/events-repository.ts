@@ -27,7 +27,7 @@ export interface NewEvent {
   previous?: EventData['previous'];
 }
 
-interface EventRow {
+export interface EventRow {
   event_id: string;
   sequence: number;
   type: EventType;
@@ -76,7 +76,15 @@ export function changedFields<T extends object>(before: T, after: T): Partial<T>
   return previous;
 }
 
-function toEvent(row: EventRow): Event {
+/** An event just numbered, as the numbering transaction hands it on (to plan its webhook deliveries). */
+export interface NumberedEvent {
+  event_id: string;
+  tenant_id: string;
+  type: EventType;
+}
+
+/** The Event exactly as the feed shows it. */
+export function toEvent(row: EventRow): Event {
   return {
     event_id: row.event_id,
     sequence: Number(row.sequence),
@@ -162,24 +170,28 @@ export function eventsRepository(knex: Knex) {
      * the same state only one commits, wherever they run: the other finds its rows changed (on one
      * server, behind the first's locks) or fails certification (Galera), and runs again. That is
      * why it can run READ COMMITTED, taking no gap locks that inserts of new events would wait on.
-     * Answers how many it numbered and each numbered tenant's new last sequence; undefined when
+     * `onNumbered` does more in the same transaction with the events it numbered (plans their
+     * webhook deliveries), so that either both happen or neither. Answers how many it numbered,
+     * what `onNumbered` answered, and each numbered tenant's new last sequence; undefined when
      * the lease has passed to another holder.
      */
     async numberPending(
       lease: Lease,
       renewLease: (trx: Transaction, lease: Lease) => Promise<boolean>,
       batch: number,
-    ): Promise<{ numbered: number; lastSequences: Map<string, number> } | undefined> {
+      onNumbered: (trx: Transaction, events: NumberedEvent[]) => Promise<number> = async () => 0,
+    ): Promise<{ numbered: number; planned: number; lastSequences: Map<string, number> } | undefined> {
+      const none = () => ({ numbered: 0, planned: 0, lastSequences: new Map<string, number>() });
       // Most looks find nothing: that costs one read, not a transaction.
-      if ((await knex('events').first('event_id').whereNull('sequence')) === undefined) return { numbered: 0, lastSequences: new Map<string, number>() };
+      if ((await knex('events').first('event_id').whereNull('sequence')) === undefined) return none();
       return inTransaction(knex, 'event-numbering', async ({ trx }) => {
         if (!(await renewLease(trx, lease))) return undefined;
-        const pending: Array<{ event_id: string; tenant_id: string }> = await trx('events')
-          .select('event_id', 'tenant_id')
+        const pending: NumberedEvent[] = await trx('events')
+          .select('event_id', 'tenant_id', 'type')
           .whereNull('sequence')
           .orderBy('event_id')
           .limit(batch);
-        if (pending.length === 0) return { numbered: 0, lastSequences: new Map<string, number>() };
+        if (pending.length === 0) return none();
         const tenantIds = [...new Set(pending.map((event) => event.tenant_id))];
         const counters: Array<{ tenant_id: string; last_sequence: number }> = await trx('event_sequences').select('tenant_id', 'last_sequence').whereIn('tenant_id', tenantIds);
         const before = new Map(counters.map((row) => [row.tenant_id, Number(row.last_sequence)]));
@@ -199,7 +211,8 @@ export function eventsRepository(knex: Knex) {
           if (previous === undefined) await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
           else if ((await trx('event_sequences').where({ tenant_id: tenantId, last_sequence: previous }).update({ last_sequence: sequence })) !== 1) throw new WriteConflictError();
         }
-        return { numbered: numbers.length, lastSequences: last };
+        const planned = await onNumbered(trx, pending);
+        return { numbered: numbers.length, planned, lastSequences: last };
       }, { readCommitted: true });
     },
 

@@ -7,6 +7,8 @@ import { projectsRepository } from './projects-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
 import { inTransaction, type WriteContext } from './transactions';
+import { webhookDeliveriesRepository } from './webhook-deliveries-repository';
+import { webhookEndpointsRepository } from './webhook-endpoints-repository';
 
 export type Repositories = ReturnType<typeof createRepositories>;
 
@@ -24,6 +26,8 @@ export function createRepositories(knex: Knex, options: { onChangeCommitted?: ()
     events,
     leases: leasesRepository(knex),
     idempotency: idempotencyRepository(knex),
+    webhookEndpoints: webhookEndpointsRepository(knex),
+    webhookDeliveries: webhookDeliveriesRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
     async inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
       const result = await inTransaction(knex, requestId, work);

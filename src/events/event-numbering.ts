@@ -6,8 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { NumberedEvent } from '../db/events-repository';
 import type { Lease } from '../db/leases-repository';
 import type { Repositories } from '../db/repositories';
+import type { Transaction } from '../db/transactions';
 
 /** How long the lease lasts without renewal: another instance takes over this long after a holder dies. */
 const leaseTtlMs = 3000;
@@ -33,9 +35,16 @@ export interface EventNumbering {
 
 export function startEventNumbering(
   repositories: Repositories,
-  options: { logger: Logger; onNumbered: (lastSequences: Map<string, number>) => void },
+  options: {
+    logger: Logger;
+    onNumbered: (lastSequences: Map<string, number>) => void;
+    /** Plans the numbered events' webhook deliveries in the numbering transaction; answers how many. */
+    planDeliveries?: (trx: Transaction, events: NumberedEvent[]) => Promise<number>;
+    /** Hears that deliveries were planned. */
+    onDeliveriesPlanned?: () => void;
+  },
 ): EventNumbering {
-  const { logger, onNumbered } = options;
+  const { logger, onNumbered, planDeliveries, onDeliveriesPlanned } = options;
   const lease: Lease = { name: 'event-numbering', holder: randomUUID(), ttlMs: leaseTtlMs };
   let holding = false;
   let renewedAt = 0;
@@ -48,13 +57,14 @@ export function startEventNumbering(
 
   const numberAll = async () => {
     for (;;) {
-      const result = await repositories.events.numberPending(lease, repositories.leases.renewWithin, batchSize);
+      const result = await repositories.events.numberPending(lease, repositories.leases.renewWithin, batchSize, planDeliveries);
       if (result === undefined) {
         holding = false;
         logger.info({ holder: lease.holder }, 'the event numbering lease passed to another instance');
         return;
       }
       if (result.numbered > 0) onNumbered(result.lastSequences);
+      if (result.planned > 0) onDeliveriesPlanned?.();
       if (result.numbered < batchSize || stopping) return;
     }
   };

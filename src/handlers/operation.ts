@@ -18,7 +18,7 @@ type HeaderParams<K extends OperationId> = NonNullable<Operation<K>['parameters'
 type QueryParams<K extends OperationId> = NonNullable<Operation<K>['parameters']['query']>;
 type RequestBody<K extends OperationId> = Operation<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : undefined;
 
-type SuccessStatusOf<K extends OperationId> = keyof Operation<K>['responses'] & (200 | 201 | 204);
+type SuccessStatusOf<K extends OperationId> = keyof Operation<K>['responses'] & (200 | 201 | 202 | 204);
 /** A reply; `version` of a single resource becomes its ETag. */
 type ReplyWith<R, S> = [JsonContent<R>] extends [never]
   ? { status: S }
@@ -29,7 +29,18 @@ export type Reply<K extends OperationId> = {
 }[SuccessStatusOf<K>];
 
 /** The operations that change something (`x-required-scope: write`): each runs in one transaction. */
-type WriteOperationId = 'createProject' | 'updateProject' | 'deleteProject' | 'createTask' | 'updateTask' | 'deleteTask';
+type WriteOperationId =
+  | 'createProject'
+  | 'updateProject'
+  | 'deleteProject'
+  | 'createTask'
+  | 'updateTask'
+  | 'deleteTask'
+  | 'createWebhookEndpoint'
+  | 'updateWebhookEndpoint'
+  | 'deleteWebhookEndpoint'
+  | 'rotateWebhookEndpointSecret'
+  | 'createWebhookDelivery';
 
 export interface OperationInput<K extends OperationId> {
   principal: Principal;
@@ -44,6 +55,13 @@ export interface OperationInput<K extends OperationId> {
 export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<Reply<K>>;
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
 
+/**
+ * A check of a change made before its transaction opens, for what may wait on the network (a
+ * DNS lookup) and must hold no database connection meanwhile; it throws to refuse the change.
+ */
+export type OperationCheck<K extends OperationId> = (input: Omit<OperationInput<K>, 'write'>) => Promise<void>;
+export type OperationChecks = { [K in OperationId]?: OperationCheck<K> };
+
 /** Marks query parameters that the document gives a default, so validation always fills them. */
 export type Defaulted<Q, Keys extends keyof Q> = Q & Required<Pick<Q, Keys>>;
 
@@ -52,7 +70,7 @@ export function replyWith<S extends 200 | 201, T>(status: S, { value, version }:
   return { status, body: value, version };
 }
 
-export function found<T>(value: T | undefined, resource: 'project' | 'task', id: string): T {
+export function found<T>(value: T | undefined, resource: 'project' | 'task' | 'webhook endpoint', id: string): T {
   if (value === undefined) throw new NotFoundError(resource, id);
   return value;
 }

@@ -11,10 +11,12 @@ import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
 import type { FeedWatcher } from '../events/feed-watcher';
 import { entityTag, stillCurrent } from '../handlers/entity-tags';
-import type { OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
+import type { OperationCheck, OperationChecks, OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
 import { eventHandlers } from '../handlers/events';
 import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
+import { webhookChecks, webhookHandlers } from '../handlers/webhooks';
+import type { TargetGuard } from '../webhooks/target-guard';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import { CompiledRouter } from './compiled-router';
 import type { Exchange } from './exchange';
@@ -43,16 +45,18 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
 /** Whether the operation changes something, and so runs in a transaction: its scope is `write`. */
 const changes = (context: Context) => (context.operation as { 'x-required-scope'?: string })['x-required-scope'] === 'write';
 
-function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>, repositories: Repositories) {
-  const answer = async (context: Context, headers: Record<string, string | undefined>, write?: WriteContext): Promise<HttpReply> => {
-    const reply = await handler({
+function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>, repositories: Repositories, check?: OperationCheck<K>) {
+  type Input = Parameters<OperationHandler<K>>[0];
+  const inputOf = (context: Context, headers: Record<string, string | undefined>) =>
+    ({
       principal: context.security!.bearerAuth,
       path: context.request.params,
       query: context.request.query,
       headers,
       body: context.request.requestBody,
-      write,
-    } as Parameters<OperationHandler<K>>[0]);
+    }) as Omit<Input, 'write'>;
+  const answer = async (input: Omit<Input, 'write'>, headers: Record<string, string | undefined>, write?: WriteContext): Promise<HttpReply> => {
+    const reply = await handler({ ...input, write } as Input);
     if (!('body' in reply)) return { status: reply.status, headers: {} };
     const replyHeaders: Record<string, string> = {};
     if (reply.location) replyHeaders.Location = reply.location;
@@ -64,12 +68,15 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
   };
   return async (context: Context, { facts }: Exchange): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
-    if (!changes(context)) return answer(context, headers);
+    const input = inputOf(context, headers);
+    if (!changes(context)) return answer(input, headers);
+    // Before the transaction: a check may wait on the network, holding no connection.
+    await check?.(input);
     const key = headers['Idempotency-Key'];
     const { requestId } = facts;
-    if (key === undefined) return repositories.inTransaction(requestId, (write) => answer(context, headers, write));
+    if (key === undefined) return repositories.inTransaction(requestId, (write) => answer(input, headers, write));
     const request = { tenantId: (context.security!.bearerAuth as Principal).tenantId, requestId, key, operationId: context.operation.operationId!, body: context.request.requestBody };
-    return idempotently(repositories, request, (write) => answer(context, headers, write));
+    return idempotently(repositories, request, (write) => answer(input, headers, write));
   };
 }
 
@@ -79,7 +86,13 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
  */
 export type OperationRouter = (request: Request, exchange: Exchange) => Promise<HttpReply>;
 
-export async function createOperationRouter(definition: Document, repositories: Repositories, feed: FeedWatcher, authFailures?: AuthFailureBudget): Promise<OperationRouter> {
+export async function createOperationRouter(
+  definition: Document,
+  repositories: Repositories,
+  feed: FeedWatcher,
+  webhookTargets: TargetGuard,
+  authFailures?: AuthFailureBudget,
+): Promise<OperationRouter> {
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -91,9 +104,16 @@ export async function createOperationRouter(definition: Document, repositories: 
     ajvOpts: { allErrors: true, useDefaults: true, verbose: true },
     customizeAjv,
   });
-  const handlers: OperationHandlers = { ...projectHandlers(repositories), ...taskHandlers(repositories), ...eventHandlers(repositories, feed) };
+  const handlers: OperationHandlers = {
+    ...projectHandlers(repositories),
+    ...taskHandlers(repositories),
+    ...eventHandlers(repositories, feed),
+    ...webhookHandlers(repositories),
+  };
+  const checks: OperationChecks = webhookChecks(webhookTargets);
   for (const [operationId, handler] of Object.entries(handlers)) {
-    api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories));
+    const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
+    api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories, check));
   }
   let router: CompiledRouter;
 

@@ -3,7 +3,7 @@
  * document lists is here; anything unrecognised is a 500 that says nothing of the cause.
  */
 import type { components } from '../../generated/api';
-import { CursorExpiredError, DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, NotFoundError, PreconditionFailedError, UnknownProjectError } from '../errors';
+import { CursorExpiredError, DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, InvalidFieldError, NotFoundError, PreconditionFailedError, UnknownEventError, UnknownProjectError } from '../errors';
 import type { HttpReply } from './http-reply';
 
 type Problem = components['schemas']['Problem'];
@@ -26,6 +26,7 @@ const kinds = {
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'unknown-project': { status: 422, title: 'Unknown project' },
+  'unknown-event': { status: 422, title: 'Unknown event' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
@@ -94,6 +95,8 @@ export function problemFor(error: unknown): HttpReply {
   if (error instanceof ProblemError) return problemReply(error.kind, error.message, error.extra);
   if (error instanceof NotFoundError) return problemReply('not-found', error.message);
   if (error instanceof UnknownProjectError) return problemReply('unknown-project', error.message);
+  if (error instanceof UnknownEventError) return problemReply('unknown-event', error.message);
+  if (error instanceof InvalidFieldError) return problemReply('invalid-request', error.message, { errors: [{ in: 'body', pointer: error.pointer, message: error.reason }] });
   if (error instanceof InvalidCursorError) return problemReply('invalid-cursor', error.message);
   if (error instanceof CursorExpiredError) return problemReply('cursor-expired', error.message);
   if (error instanceof PreconditionFailedError) return problemReply('precondition-failed', error.message);

@@ -54,7 +54,7 @@ it('has examples that obey their schemas, for every request and response', () =>
 it('gives every operation a verb for a name, a scope, and the errors every operation can meet', () => {
   for (const operation of api.router.getOperations()) {
     const id = operation.operationId!;
-    expect(id).toMatch(/^(create|list|get|update|delete)[A-Z]/);
+    expect(id).toMatch(/^(create|list|get|update|delete|rotate)[A-Z]/);
     expect([id, (operation as unknown as Record<string, unknown>)['x-required-scope']]).toEqual([id, expect.stringMatching(/^(read|write)$/)]);
     expect(operation.path.startsWith('/v1/')).toBe(true);
     for (const status of ['400', '401', '403', '500', '503']) expect([id, Object.keys(operation.responses!)]).toEqual([id, expect.arrayContaining([status])]);

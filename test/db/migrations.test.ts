@@ -15,7 +15,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-const tables = ['tenants', 'api_keys', 'projects', 'tasks', 'idempotency_keys', 'events', 'event_sequences', 'leases'];
+const tables = ['tenants', 'api_keys', 'projects', 'tasks', 'idempotency_keys', 'events', 'event_sequences', 'leases', 'webhook_endpoints', 'webhook_deliveries'];
 
 it('creates every table, and rolls all the way back and forward again', async () => {
   for (const table of tables) expect(await knex.schema.hasTable(table)).toBe(true);

@@ -1,0 +1,403 @@
+/**
+ * Webhook deliveries: one row per attempt of an event to an endpoint. Attempts are planned in the
+ * transaction that numbers their events (or by a redelivery). One instance at a time serves an
+ * endpoint (served_by, served_until on the endpoint); it claims the endpoint's due attempts with
+ * conditional updates and a lease (claimed_by, lease_until), makes them outside any transaction,
+ * and writes each outcome back under its claim. No row locks are relied on, so the claims hold on
+ * a cluster where one node's locks do not block another's.
+ */
+import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import type { components } from '../../generated/api';
+import { UnknownEventError } from '../errors';
+import { translatingErrors } from './database-errors';
+import { toEvent, type EventRow, type NumberedEvent } from './events-repository';
+import { selectPage } from './keyset';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { inTransaction, type Transaction, type WriteContext } from './transactions';
+import { eventTypesOf } from './webhook-endpoints-repository';
+
+type WebhookDelivery = components['schemas']['WebhookDelivery'];
+type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage'];
+type Event = components['schemas']['Event'];
+type EventType = components['schemas']['EventType'];
+
+interface DeliveryRow {
+  delivery_id: string;
+  webhook_endpoint_id: string;
+  event_id: string;
+  event_type: EventType;
+  attempt: number;
+  status: WebhookDelivery['status'];
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: DbTimestamp;
+  next_attempt_at: DbTimestamp | null;
+  claimed_by: string | null;
+  lease_until: DbTimestamp | null;
+  [column: string]: unknown;
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    delivery_id: row.delivery_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    attempt: Number(row.attempt),
+    status: row.status,
+    response_status: row.response_status === null ? null : Number(row.response_status),
+    error: row.error,
+    duration_ms: row.duration_ms === null ? null : Number(row.duration_ms),
+    created_at: fromDbTimestamp(row.created_at),
+    next_attempt_at: row.next_attempt_at === null ? null : fromDbTimestamp(row.next_attempt_at),
+  };
+}
+
+function plannedAttempt(endpointId: string, event: { event_id: string; type: EventType }, attempt: number, at: DbTimestamp, dueAt: DbTimestamp): DeliveryRow {
+  return {
+    delivery_id: uuidv7(),
+    webhook_endpoint_id: endpointId,
+    event_id: event.event_id,
+    event_type: event.type,
+    attempt,
+    status: 'pending',
+    response_status: null,
+    error: null,
+    duration_ms: null,
+    created_at: at,
+    next_attempt_at: dueAt,
+    claimed_by: null,
+    lease_until: null,
+  };
+}
+
+/** An attempt this instance has claimed, with what making it needs. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  /** The claim: the outcome is written only while the row is still under it. */
+  claim: string;
+  endpointId: string;
+  url: string;
+  /** The secrets that sign it: the current one, and the one before a rotation for its 24 hours. */
+  secrets: string[];
+  /** Whether the endpoint's attempts were failing when it was claimed. */
+  endpointFailing: boolean;
+  eventId: string;
+  eventType: EventType;
+  attempt: number;
+  /** The Event as the feed shows it; undefined when retention has removed it. */
+  event?: Event;
+}
+
+export interface DeliveryOutcome {
+  succeeded: boolean;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  /** When the next attempt is planned; none when the schedule is spent (or on success). */
+  retryAt?: Date;
+  /** The receiver answered 410: disable the endpoint at once. */
+  gone: boolean;
+  /** Disable the endpoint when its attempts have all failed since before this. */
+  failingBefore: Date;
+}
+
+/** Rows per INSERT when many attempts are planned at once (SQLite allows 32,766 bound values). */
+const insertChunk = 200;
+
+export type WebhookDeliveriesRepository = ReturnType<typeof webhookDeliveriesRepository>;
+
+export function webhookDeliveriesRepository(knex: Knex) {
+  const endpointOfTenant = (db: Transaction, tenantId: string, endpointId: string) =>
+    db('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
+
+  /** The attempts of an endpoint that are due and claimed by no one (or by a claim whose lease ran out). */
+  const dueAttempts = (db: Transaction, endpointId: string, now: DbTimestamp) =>
+    db('webhook_deliveries')
+      .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+      .where('webhook_deliveries.status', 'pending')
+      .where('webhook_deliveries.next_attempt_at', '<=', now)
+      .where((q) => q.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
+
+  return translatingErrors({
+    /**
+     * Plans the first attempt of each event for each enabled endpoint of its tenant whose types
+     * select it, in the transaction that numbers the events. Answers how many it planned.
+     */
+    async planForEvents(trx: Transaction, events: NumberedEvent[]): Promise<number> {
+      const tenantIds = [...new Set(events.map((event) => event.tenant_id))];
+      const endpoints: Array<{ webhook_endpoint_id: string; tenant_id: string; event_types: string | null }> = await trx('webhook_endpoints')
+        .select('webhook_endpoint_id', 'tenant_id', 'event_types')
+        .whereIn('tenant_id', tenantIds)
+        .where('enabled', true);
+      if (endpoints.length === 0) return 0;
+      const now = nowForDb();
+      const rows: DeliveryRow[] = [];
+      for (const event of events) {
+        for (const endpoint of endpoints) {
+          if (endpoint.tenant_id !== event.tenant_id) continue;
+          const types = eventTypesOf(endpoint);
+          if (types === null || types.includes(event.type)) rows.push(plannedAttempt(endpoint.webhook_endpoint_id, event, 1, now, now));
+        }
+      }
+      for (let i = 0; i < rows.length; i += insertChunk) await trx('webhook_deliveries').insert(rows.slice(i, i + insertChunk));
+      return rows.length;
+    },
+
+    /**
+     * Plans a new first attempt of a kept event of the tenant to the endpoint, due now; undefined
+     * when the tenant has no such endpoint, UnknownEventError when it has no such numbered event.
+     */
+    async redeliver(tenantId: string, endpointId: string, eventId: string, { trx }: WriteContext): Promise<WebhookDelivery | undefined> {
+      if ((await endpointOfTenant(trx, tenantId, endpointId)) === undefined) return undefined;
+      const event: { event_id: string; type: EventType } | undefined = await trx('events')
+        .first('event_id', 'type')
+        .where({ event_id: eventId, tenant_id: tenantId })
+        .whereNotNull('sequence');
+      if (event === undefined) throw new UnknownEventError(eventId);
+      const now = nowForDb();
+      const row = plannedAttempt(endpointId, event, 1, now, now);
+      await trx('webhook_deliveries').insert(row);
+      return toDelivery(row);
+    },
+
+    /** A page of the endpoint's attempts, newest first; undefined when the tenant has no such endpoint. */
+    async list(tenantId: string, endpointId: string, page: { limit: number; cursor?: string }): Promise<WebhookDeliveryPage | undefined> {
+      const { rows, nextCursor } = await selectPage<DeliveryRow>({
+        db: knex,
+        table: 'webhook_deliveries',
+        idColumn: 'delivery_id',
+        scope: (q) => q.where('webhook_deliveries.webhook_endpoint_id', endpointId),
+        visibleTo: (q) => q.whereExists(endpointOfTenant(knex, tenantId, endpointId)),
+        order: { column: 'created_at', descending: true },
+        ...page,
+      });
+      if (rows.length === 0 && (await endpointOfTenant(knex, tenantId, endpointId)) === undefined) return undefined;
+      return { data: rows.map(toDelivery), next_cursor: nextCursor };
+    },
+
+    /**
+     * The enabled endpoints that have an attempt due and unclaimed, and that `holder` serves or
+     * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
+     * one probe of an index each.
+     */
+    async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<string[]> {
+      const now = nowForDb();
+      const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
+      return knex('webhook_endpoints as e')
+        .where('e.enabled', true)
+        .where((q) => q.where('e.served_by', holder).orWhereNull('e.served_by').orWhere('e.served_until', '<', longExpired))
+        .whereExists((q) => {
+          q.select(knex.raw('1'))
+            .from('webhook_deliveries as d')
+            .whereRaw('d.webhook_endpoint_id = e.webhook_endpoint_id')
+            .where('d.status', 'pending')
+            .where('d.next_attempt_at', '<=', now)
+            .where((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', now));
+        })
+        .pluck('e.webhook_endpoint_id');
+    },
+
+    /**
+     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` serves the
+     * endpoint or may take it over: in one transaction, the endpoint is served by `holder` for
+     * `serveMs` more (a conditional update: of two instances at once, or two nodes of a cluster,
+     * where locks do not reach, one claims nothing), and each attempt is taken with a conditional
+     * update, so no attempt is claimed twice while its lease runs. Answers undefined when another
+     * holder serves the endpoint (or it is disabled or gone).
+     */
+    async claim(endpointId: string, holder: string, wanted: number, times: { leaseMs: number; serveMs: number; graceMs: number }): Promise<ClaimedDelivery[] | undefined> {
+      const claim = uuidv7();
+      return inTransaction(knex, 'webhook-claim', async ({ trx }) => {
+        const now = nowForDb();
+        const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
+        const serving = await trx('webhook_endpoints')
+          .where({ webhook_endpoint_id: endpointId, enabled: true })
+          .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
+          .update({ served_by: holder, served_until: at(times.serveMs) });
+        if (serving === 0) return undefined;
+        const rows: Array<Record<string, any>> = await dueAttempts(trx, endpointId, now)
+          .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
+          .leftJoin('events as ev', 'ev.event_id', 'webhook_deliveries.event_id')
+          .select(
+            'webhook_deliveries.delivery_id',
+            'webhook_deliveries.event_id',
+            'webhook_deliveries.event_type',
+            'webhook_deliveries.attempt',
+            'w.url',
+            'w.secret',
+            'w.previous_secret',
+            'w.previous_secret_until',
+            'w.failing_since',
+            'ev.sequence as event_sequence',
+            'ev.type as event_kind',
+            'ev.created_at as event_created_at',
+            'ev.project_id as event_project_id',
+            'ev.request_id as event_request_id',
+            'ev.data as event_data',
+          )
+          .orderBy([{ column: 'webhook_deliveries.next_attempt_at' }, { column: 'webhook_deliveries.delivery_id' }])
+          .limit(wanted);
+        if (rows.length === 0) return [];
+        const ids = rows.map((row) => row.delivery_id as string);
+        const claimed = await dueAttempts(trx, endpointId, now).whereIn('webhook_deliveries.delivery_id', ids).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
+        // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
+        const ours = claimed === ids.length ? undefined : new Set<string>(await trx('webhook_deliveries').whereIn('delivery_id', ids).where('claimed_by', claim).pluck('delivery_id'));
+        return rows
+          .filter((row) => ours === undefined || ours.has(row.delivery_id))
+          .map((row): ClaimedDelivery => {
+            const secrets = [row.secret as string];
+            if (row.previous_secret !== null && row.previous_secret_until > now) secrets.push(row.previous_secret);
+            const eventRow: EventRow | undefined =
+              row.event_sequence === null
+                ? undefined
+                : {
+                    event_id: row.event_id,
+                    sequence: row.event_sequence,
+                    type: row.event_kind,
+                    created_at: row.event_created_at,
+                    project_id: row.event_project_id,
+                    request_id: row.event_request_id,
+                    data: row.event_data,
+                  };
+            return {
+              deliveryId: row.delivery_id,
+              claim,
+              endpointId,
+              url: row.url,
+              secrets,
+              endpointFailing: row.failing_since !== null,
+              eventId: row.event_id,
+              eventType: row.event_type,
+              attempt: Number(row.attempt),
+              event: eventRow && toEvent(eventRow),
+            };
+          });
+      });
+    },
+
+    /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
+    async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
+      if (endpointIds.length === 0) return new Set();
+      return new Set(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ enabled: true, served_by: holder }).pluck('webhook_endpoint_id'));
+    },
+
+    /** Serves the endpoint `serveMs` more, if `holder` still does and it is enabled; false otherwise. */
+    async keepServing(endpointId: string, holder: string, serveMs: number): Promise<boolean> {
+      const renewed = await inTransaction(knex, 'webhook-serving', ({ trx }) =>
+        trx('webhook_endpoints')
+          .where({ webhook_endpoint_id: endpointId, served_by: holder, enabled: true })
+          .where('served_until', '>=', nowForDb())
+          .update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) }),
+      );
+      return renewed > 0;
+    },
+
+    /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
+    async stopServing(endpointIds: string[], holder: string): Promise<void> {
+      if (endpointIds.length === 0) return;
+      await inTransaction(knex, 'webhook-serving', ({ trx }) =>
+        trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('served_by', holder).update({ served_by: null, served_until: null }),
+      );
+    },
+
+    /**
+     * Writes an attempt's outcome, if the attempt is still under this claim, with its retry and
+     * what it means for the endpoint (a success ends its run of failures; a 410, or failures for
+     * long enough, disable it), all in one transaction. False when the claim was lost (its lease
+     * ran out and another took the attempt over, or the endpoint was deleted).
+     */
+    async recordOutcome(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean> {
+      return inTransaction(knex, 'webhook-outcome', async ({ trx }) => {
+        const now = nowForDb();
+        const retryAt = outcome.retryAt && toDbTimestamp(outcome.retryAt.toISOString());
+        const written = await trx('webhook_deliveries')
+          .where({ delivery_id: delivery.deliveryId, claimed_by: delivery.claim, status: 'pending' })
+          .update({
+            status: outcome.succeeded ? 'succeeded' : 'failed',
+            response_status: outcome.responseStatus,
+            error: outcome.error,
+            duration_ms: outcome.durationMs,
+            next_attempt_at: retryAt ?? null,
+            claimed_by: null,
+            lease_until: null,
+          });
+        if (written === 0) return false;
+        if (retryAt) await trx('webhook_deliveries').insert(plannedAttempt(delivery.endpointId, { event_id: delivery.eventId, type: delivery.eventType }, delivery.attempt + 1, now, retryAt));
+        const endpoint = () => trx('webhook_endpoints').where('webhook_endpoint_id', delivery.endpointId);
+        if (outcome.succeeded) {
+          if (delivery.endpointFailing) await endpoint().whereNotNull('failing_since').update({ failing_since: null });
+          return true;
+        }
+        if (!delivery.endpointFailing) await endpoint().whereNull('failing_since').update({ failing_since: now });
+        if (outcome.gone) await endpoint().where('enabled', true).update({ enabled: false, disabled_reason: 'gone', updated_at: now });
+        else if (delivery.endpointFailing) {
+          await endpoint()
+            .where('enabled', true)
+            .where('failing_since', '<=', toDbTimestamp(outcome.failingBefore.toISOString()))
+            .update({ enabled: false, disabled_reason: 'failing', updated_at: now });
+        }
+        return true;
+      });
+    },
+
+    /**
+     * Writes the outcomes of attempts that succeeded, in one statement (one commit for many),
+     * for those still under their claims; ends the run of failures of their endpoints that had
+     * one. Answers how many were still under their claims.
+     */
+    async recordSuccesses(successes: Array<{ delivery: ClaimedDelivery; responseStatus: number; durationMs: number }>): Promise<number> {
+      if (successes.length === 0) return 0;
+      const cases = (value: (success: (typeof successes)[number]) => number) => ({
+        sql: `case delivery_id ${successes.map(() => 'when ? then ?').join(' ')} end`,
+        bindings: successes.flatMap((success) => [success.delivery.deliveryId, value(success)]),
+      });
+      const status = cases((success) => success.responseStatus);
+      const duration = cases((success) => success.durationMs);
+      const ids = successes.map((success) => success.delivery.deliveryId);
+      const claims = [...new Set(successes.map((success) => success.delivery.claim))];
+      const recovered = [...new Set(successes.filter((success) => success.delivery.endpointFailing).map((success) => success.delivery.endpointId))];
+      // In a transaction of its own, so that a deadlock with another writer (or a certification
+      // conflict on a cluster) runs it again rather than leaving the attempts to be made twice.
+      const written = await inTransaction(knex, 'webhook-successes', async ({ trx }) => {
+        const updated = await trx('webhook_deliveries')
+          .whereIn('delivery_id', ids)
+          .whereIn('claimed_by', claims)
+          .where('status', 'pending')
+          .update({
+            status: 'succeeded',
+            response_status: knex.raw(status.sql, status.bindings),
+            error: null,
+            duration_ms: knex.raw(duration.sql, duration.bindings),
+            next_attempt_at: null,
+            claimed_by: null,
+            lease_until: null,
+          });
+        if (recovered.length > 0) await trx('webhook_endpoints').whereIn('webhook_endpoint_id', recovered).whereNotNull('failing_since').update({ failing_since: null });
+        return updated;
+      });
+      return written;
+    },
+
+    /** Gives claimed attempts back unmade (the instance is stopping), due at once for any instance. */
+    async release(deliveries: ClaimedDelivery[]): Promise<void> {
+      if (deliveries.length === 0) return;
+      await inTransaction(knex, 'webhook-release', ({ trx }) =>
+        trx('webhook_deliveries')
+          .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
+          .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
+          .where('status', 'pending')
+          .update({ claimed_by: null, lease_until: null }),
+      );
+    },
+
+    /** Removes up to `batch` attempts older than the retention (events' own); how many it removed. */
+    async removeOlderThan(days: number, batch: number): Promise<number> {
+      const cutoff = toDbTimestamp(new Date(Date.now() - days * 86_400_000).toISOString());
+      const ids: string[] = await knex('webhook_deliveries').where('created_at', '<', cutoff).orderBy('created_at').limit(batch).pluck('delivery_id');
+      if (ids.length === 0) return 0;
+      return knex('webhook_deliveries').whereIn('delivery_id', ids).delete();
+    },
+  });
+}

@@ -1,0 +1,79 @@
+import type { Repositories } from '../db/repositories';
+import { InvalidFieldError, NotFoundError } from '../errors';
+import { newSecret } from '../webhooks/signer';
+import type { TargetGuard } from '../webhooks/target-guard';
+import type { Defaulted, OperationChecks, OperationHandler, OperationInput } from './operation';
+import { found } from './operation';
+
+type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query'], 'limit'>;
+type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
+
+export function webhookHandlers({ webhookEndpoints, webhookDeliveries }: Repositories) {
+  const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({ principal, body, write }) => {
+    const endpoint = await webhookEndpoints.create(
+      principal.tenantId,
+      { url: body.url, eventTypes: body.event_types ?? null, description: body.description ?? '', secret: newSecret() },
+      write,
+    );
+    return { status: 201, body: endpoint, location: `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}` };
+  };
+
+  const listWebhookEndpoints: OperationHandler<'listWebhookEndpoints'> = async ({ principal, query }) => ({
+    status: 200,
+    body: await webhookEndpoints.list(principal.tenantId, query as EndpointListQuery),
+  });
+
+  const getWebhookEndpoint: OperationHandler<'getWebhookEndpoint'> = async ({ principal, path }) => ({
+    status: 200,
+    body: found(await webhookEndpoints.find(principal.tenantId, path.webhook_endpoint_id), 'webhook endpoint', path.webhook_endpoint_id),
+  });
+
+  const updateWebhookEndpoint: OperationHandler<'updateWebhookEndpoint'> = async ({ principal, path, body, write }) => ({
+    status: 200,
+    body: found(await webhookEndpoints.update(principal.tenantId, path.webhook_endpoint_id, body, write), 'webhook endpoint', path.webhook_endpoint_id),
+  });
+
+  const deleteWebhookEndpoint: OperationHandler<'deleteWebhookEndpoint'> = async ({ principal, path, write }) => {
+    if (!(await webhookEndpoints.remove(principal.tenantId, path.webhook_endpoint_id, write))) throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
+    return { status: 204 };
+  };
+
+  const rotateWebhookEndpointSecret: OperationHandler<'rotateWebhookEndpointSecret'> = async ({ principal, path, write }) => {
+    const secret = newSecret();
+    if (!(await webhookEndpoints.rotateSecret(principal.tenantId, path.webhook_endpoint_id, secret, write))) throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
+    return { status: 200, body: { secret } };
+  };
+
+  const listWebhookDeliveries: OperationHandler<'listWebhookDeliveries'> = async ({ principal, path, query }) => ({
+    status: 200,
+    body: found(await webhookDeliveries.list(principal.tenantId, path.webhook_endpoint_id, query as DeliveryListQuery), 'webhook endpoint', path.webhook_endpoint_id),
+  });
+
+  const createWebhookDelivery: OperationHandler<'createWebhookDelivery'> = async ({ principal, path, body, write }) => ({
+    status: 202,
+    body: found(await webhookDeliveries.redeliver(principal.tenantId, path.webhook_endpoint_id, body.event_id, write), 'webhook endpoint', path.webhook_endpoint_id),
+  });
+
+  return {
+    createWebhookEndpoint,
+    listWebhookEndpoints,
+    getWebhookEndpoint,
+    updateWebhookEndpoint,
+    deleteWebhookEndpoint,
+    rotateWebhookEndpointSecret,
+    listWebhookDeliveries,
+    createWebhookDelivery,
+  };
+}
+
+/** The target of a webhook, checked (DNS included) before the change's transaction opens. */
+export function webhookChecks(guard: TargetGuard): OperationChecks {
+  const allowedTarget = async (url: string | undefined) => {
+    const refusal = url === undefined ? undefined : await guard.refusalOf(url);
+    if (refusal !== undefined) throw new InvalidFieldError('/url', refusal);
+  };
+  return {
+    createWebhookEndpoint: ({ body }) => allowedTarget(body.url),
+    updateWebhookEndpoint: ({ body }) => allowedTarget(body.url),
+  };
+}

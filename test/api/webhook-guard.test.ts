@@ -1,0 +1,158 @@
+/**
+ * The SSRF guard with private targets not allowed (the service's default): registration refuses
+ * plain http and every internal address class, however the address is spelt, naming `url`; a
+ * name that resolves to one is refused too; and a delivery checks the address it actually
+ * connects to, so a target that became internal after registration (DNS changed) gets nothing.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { nowForDb } from '../../src/db/timestamps';
+import { forbiddenAddress, targetGuard } from '../../src/webhooks/target-guard';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { startTestService, type TestService } from '../support/test-service';
+
+let api: TestService;
+let receiver: WebhookReceiver;
+let key: string;
+
+beforeAll(async () => {
+  [api, receiver] = await Promise.all([startTestService({ config: { webhookAllowPrivateTargets: false, webhookRetryScheduleMs: [60_000] } }), startReceiver()]);
+  key = await api.createKey('guarded');
+});
+afterAll(async () => {
+  await api.stop();
+  await receiver.stop();
+});
+
+const json = { 'Content-Type': 'application/json' };
+const register = (url: string) => api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) });
+
+describe('registration', () => {
+  it.each([
+    ['loopback', 'https://127.0.0.1/hook', 'a loopback address'],
+    ['loopback, elsewhere in 127/8', 'https://127.8.9.10/hook', 'a loopback address'],
+    ['private 10/8', 'https://10.0.0.1/hook', 'a private address'],
+    ['private 172.16/12', 'https://172.16.5.4/hook', 'a private address'],
+    ['private 192.168/16', 'https://192.168.0.1/hook', 'a private address'],
+    ['link-local (cloud metadata)', 'https://169.254.169.254/latest/meta-data', 'a link-local address'],
+    ['multicast', 'https://224.0.0.1/hook', 'a multicast address'],
+    ['unspecified', 'https://0.0.0.0/hook', 'the unspecified address'],
+    ['broadcast', 'https://255.255.255.255/hook', 'the broadcast address'],
+    ['shared (carrier-grade NAT)', 'https://100.64.0.1/hook', 'a shared (carrier-grade NAT) address'],
+    ['IPv6 loopback', 'https://[::1]/hook', 'a loopback address'],
+    ['IPv6 unspecified', 'https://[::]/hook', 'the unspecified address'],
+    ['IPv6 link-local', 'https://[fe80::1]/hook', 'a link-local address'],
+    ['IPv6 unique-local fc00::/8', 'https://[fc00::1]/hook', 'a unique-local address'],
+    ['IPv6 unique-local fd00::/8', 'https://[fd12:3456::1]/hook', 'a unique-local address'],
+    ['IPv6 multicast', 'https://[ff02::1]/hook', 'a multicast address'],
+    ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hook', 'an IPv4-mapped IPv6 address'],
+    ['IPv4-mapped private, in hex', 'https://[::ffff:a00:1]/hook', 'an IPv4-mapped IPv6 address'],
+    ['NAT64 of a private address', 'https://[64:ff9b::a00:1]/hook', 'a reserved address (rfc6052)'],
+    ['6to4 of loopback', 'https://[2002:7f00:1::1]/hook', 'a reserved address (6to4)'],
+    ['loopback as one decimal number', 'https://2130706433/hook', 'a loopback address'],
+    ['loopback in hex', 'https://0x7f000001/hook', 'a loopback address'],
+    ['loopback in octal', 'https://017700000001/hook', 'a loopback address'],
+    ['loopback, short form', 'https://127.1/hook', 'a loopback address'],
+    ['unspecified as 0', 'https://0/hook', 'the unspecified address'],
+    ['private, mixed notation', 'https://10.0x0.0.01/hook', 'a private address'],
+  ])('refuses %s (%s), naming url', async (_, url, reason) => {
+    const response = await register(url);
+    expect(response.status).toBe(400);
+    expect(response.json.type).toBe('/problems/invalid-request');
+    expect(response.json.errors).toEqual([{ in: 'body', pointer: '/url', message: expect.stringContaining(reason) }]);
+    expect(response.json.detail).toContain('/url');
+  });
+
+  it('refuses a name that resolves to a loopback address', async () => {
+    const response = await register('https://localhost:8443/hook');
+    expect(response.status).toBe(400);
+    expect(response.json.errors).toEqual([{ in: 'body', pointer: '/url', message: expect.stringMatching(/^has the host localhost, which resolves to (127\.0\.0\.1|::1), a loopback address$/) }]);
+  });
+
+  it('refuses plain http, and the same on a change of URL', async () => {
+    const response = await register('http://93.184.215.14/hook');
+    expect([response.status, response.json.errors]).toEqual([400, [{ in: 'body', pointer: '/url', message: 'must be an https URL' }]]);
+    const accepted = await register('https://93.184.215.14/hook');
+    expect(accepted.status).toBe(201);
+    const path = `/v1/webhook-endpoints/${accepted.json.webhook_endpoint_id}`;
+    const changed = await api.send('PATCH', path, { key, headers: json, body: JSON.stringify({ url: 'https://[::ffff:192.168.1.1]/x' }) });
+    expect([changed.status, changed.json.errors[0].pointer]).toEqual([400, '/url']);
+    expect((await api.send('GET', path, { key })).json.url).toBe('https://93.184.215.14/hook');
+    await api.send('DELETE', path, { key });
+  });
+
+  it('accepts a global unicast address, IPv4 or IPv6', async () => {
+    for (const url of ['https://93.184.215.14/hook', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook']) {
+      const response = await register(url);
+      expect([url, response.status]).toEqual([url, 201]);
+      await api.send('DELETE', `/v1/webhook-endpoints/${response.json.webhook_endpoint_id}`, { key });
+    }
+  });
+
+  it('refuses a name whose DNS answer includes an internal address, and accepts one it cannot resolve now', async () => {
+    const answers: Record<string, string[]> = { 'rebind.example': ['93.184.215.14', '10.1.2.3'], 'public.example': ['2606:4700::1111'] };
+    const guard = targetGuard({
+      allowPrivateTargets: false,
+      lookup: async (host) => {
+        if (!answers[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        return answers[host].map((address) => ({ address }));
+      },
+    });
+    expect(await guard.refusalOf('https://rebind.example/x')).toBe('has the host rebind.example, which resolves to 10.1.2.3, a private address');
+    expect(await guard.refusalOf('https://public.example/x')).toBeUndefined();
+    expect(await guard.refusalOf('https://nowhere.example/x')).toBeUndefined();
+    expect(await targetGuard({ allowPrivateTargets: true }).refusalOf('http://127.0.0.1:3000/x')).toBeUndefined();
+    expect(await targetGuard({ allowPrivateTargets: true }).refusalOf('ftp://127.0.0.1/x')).toBe('must be an https URL');
+  });
+
+  it('classifies addresses with ipaddr.js: only global unicast passes', () => {
+    expect(forbiddenAddress('8.8.8.8')).toBeUndefined();
+    expect(forbiddenAddress('2001:4860:4860::8888')).toBeUndefined();
+    expect(forbiddenAddress('192.0.2.1')).toBe('a reserved address (reserved)');
+    expect(forbiddenAddress('::ffff:8.8.8.8')).toBe('an IPv4-mapped IPv6 address');
+    expect(forbiddenAddress('not-an-address')).toBe('not an IP address');
+  });
+});
+
+describe('delivery', () => {
+  /** An endpoint written straight to the database, as if its host had resolved elsewhere when it was registered. */
+  async function endpointAt(url: string): Promise<string> {
+    const tenant = await api.service.knex('tenants').first('tenant_id').where('name', 'guarded');
+    const id = uuidv7();
+    const now = nowForDb();
+    await api.service.knex('webhook_endpoints').insert({
+      webhook_endpoint_id: id,
+      tenant_id: tenant.tenant_id,
+      url,
+      event_types: null,
+      description: '',
+      enabled: true,
+      secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      created_at: now,
+      updated_at: now,
+    });
+    return id;
+  }
+
+  it('refuses, where it connects, a name that now resolves to loopback and a numeric loopback host: the receiver gets nothing', async () => {
+    const port = new URL(receiver.origin).port;
+    const byName = await endpointAt(`http://localhost:${port}/by-name`);
+    const byNumber = await endpointAt(`http://2130706433:${port}/by-number`);
+    expect((await api.send('POST', '/v1/projects', { key, headers: json, body: '{"name": "p"}' })).status).toBe(201);
+    const failed = async (endpointId: string) => {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const log = (await api.send('GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key })).json.data;
+        if (log.some((d: { status: string }) => d.status === 'failed') || Date.now() > deadline) return log;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const [byNameLog, byNumberLog] = await Promise.all([failed(byName), failed(byNumber)]);
+    expect(byNameLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({
+      attempt: 1,
+      response_status: null,
+      error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/),
+    });
+    expect(byNumberLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({ attempt: 1, response_status: null, error: 'refused: 127.0.0.1 is a loopback address' });
+    expect(receiver.received).toEqual([]);
+  });
+});
