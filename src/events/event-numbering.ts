@@ -114,7 +114,10 @@ export function startEventNumbering(
       stopping = true;
       clearTimeout(timer);
       await running;
-      if (holding) await repositories.leases.release(lease).catch(() => {});
+      if (!holding) return;
+      // What this instance committed last is numbered now, not when another takes the lease over.
+      await cycle();
+      await repositories.leases.release(lease).catch(() => {});
     },
   };
 }

@@ -10,6 +10,7 @@ import type { components } from '../../generated/api';
 import { GaleraCluster, type GaleraNode } from '../support/galera-cluster';
 import { seedTenant } from '../support/keyed-creates';
 import { serveProcess, type ServiceProcess } from '../support/service-process';
+import { startReceiver } from '../support/webhook-receiver';
 
 type Task = components['schemas']['Task'];
 type Event = components['schemas']['Event'];
@@ -296,6 +297,36 @@ describe('two instances, each on a node of its own', () => {
     expect(seen).toEqual(feed.slice(before.length));
     expect(seen.map((e) => e.request_id).sort()).toEqual(changes.map((c) => c.requestId).sort());
     expect(await wholeFeed(b.url)).toEqual(feed);
+  }, 120_000);
+});
+
+describe('webhooks with an instance on each of two nodes', () => {
+  it('delivers every event of concurrent changes through both instances, each once while the receiver takes them', async () => {
+    const receiver = await startReceiver();
+    const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s' };
+    const a = await serveProcess({ client: 'mysql', url: cluster.nodes[0].url }, env);
+    instances.push(a);
+    const b = await serveProcess({ client: 'mysql', url: cluster.nodes[1].url }, env);
+    instances.push(b);
+    try {
+      const endpoint = await call(a.url, 'POST', '/v1/webhook-endpoints', { url: `${receiver.origin}/galera`, event_types: ['task.created'] });
+      expect(endpoint.status).toBe(201);
+      const created = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => call<Task>(i % 2 ? a.url : b.url, 'POST', '/v1/tasks', { project_id: projectId, title: `hooked ${i}` }, { 'X-Request-Id': `hooked-${i}` })),
+      );
+      expect(countsOf(created.map((c) => c.status))).toEqual({ 201: 100 });
+      const deliveries = await receiver.waitFor(100, { path: '/galera', timeoutMs: 30_000 });
+      await sleep(2000); // time for a duplicate to arrive, if any were sent
+      const events = receiver.received.filter((r) => r.path === '/galera').map((r) => JSON.parse(r.body) as Event);
+      expect(deliveries.length).toBeGreaterThanOrEqual(100);
+      expect(events.map((e) => e.request_id).filter((id) => id.startsWith('hooked-')).sort()).toEqual(created.map((_, i) => `hooked-${i}`).sort());
+      // Every delivery answered 204 at once: no attempt was sent twice, by either instance.
+      expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+    } finally {
+      await stop(a);
+      await stop(b);
+      await receiver.stop();
+    }
   }, 120_000);
 });
 
