@@ -104,7 +104,7 @@ export function startDeliveryWorker(
       const batch = successes.splice(0, 500);
       try {
         const written = await deliveries.recordSuccesses(batch);
-        if (written < batch.length) logger.warn({ lost: batch.length - written }, 'webhook deliveries succeeded after their claims ran out; other attempts took their place');
+        if (written < batch.length) logger.info({ not_kept: batch.length - written }, 'webhook delivery outcomes were not kept: their endpoints were deleted, or their claims ran out and other attempts took their place');
       } catch (error) {
         // The claims run out, and the attempts are made again: at least once.
         logger.warn({ err: error, deliveries: batch.length }, 'writing webhook delivery outcomes failed; the attempts will be made again');
@@ -154,7 +154,7 @@ export function startDeliveryWorker(
       logger.warn({ err: error, delivery_id: delivery.deliveryId }, 'writing a webhook delivery outcome failed; the attempt will be made again');
       return true;
     });
-    if (!kept) logger.warn({ delivery_id: delivery.deliveryId }, 'a webhook delivery outcome came after its claim ran out; another attempt took its place');
+    if (!kept) logger.info({ delivery_id: delivery.deliveryId }, 'a webhook delivery outcome was not kept: its endpoint was deleted, or its claim ran out and another attempt took its place');
     if (outcome.gone) logger.info({ webhook_endpoint_id: delivery.endpointId }, 'a webhook endpoint answered 410 and is disabled');
   };
 
