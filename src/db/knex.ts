@@ -75,13 +75,13 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       min: 0,
       max: 10,
       afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
-        if (statementTimeoutMs === undefined) return setUpSession(connection, "SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", done);
+        if (statementTimeoutMs === undefined) return setUpSession(connection, "SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", done, everyStatementCausal);
         boundStatements(connection, statementTimeoutMs);
         // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
         // MariaDB stops the statement itself too (`/*M! */` runs on MariaDB only; MySQL has no such bound on writes).
         const seconds = statementTimeoutMs / 1000;
-        setUpSession(connection, `SET time_zone = '+00:00', innodb_lock_wait_timeout = 3 /*M!, SESSION max_statement_time = ${seconds} */`, done);
+        setUpSession(connection, `SET time_zone = '+00:00', innodb_lock_wait_timeout = 3 /*M!, SESSION max_statement_time = ${seconds} */`, done, readsCausal);
       },
     },
   };
@@ -101,14 +101,23 @@ type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => v
  * and its transaction runs again. A server that is not a Galera node (MySQL, plain MariaDB) has
  * no such variable or has it switched off; nothing more is set there.
  */
-function setUpSession(connection: { query(...args: unknown[]): unknown }, settings: string, done: (err: unknown, c: unknown) => void): void {
+/** `wsrep_sync_wait` values: reads wait for causality; or every statement does, writes included. */
+const readsCausal = 1;
+/**
+ * For the pool that migrates (the one without a statement bound): knex takes its migration lock
+ * with an UPDATE, which with only reads causal could run on a node that has not yet applied
+ * another instance's taking of the lock, and two instances would migrate at once.
+ */
+const everyStatementCausal = 15;
+
+function setUpSession(connection: { query(...args: unknown[]): unknown }, settings: string, done: (err: unknown, c: unknown) => void, syncWait: number): void {
   const query = connection.query.bind(connection) as CallbackQuery;
   query(settings, (err) => {
     if (err) return done(err, connection);
     query("SHOW VARIABLES LIKE 'wsrep_on'", (err, rows) => {
       if (err) return done(err, connection);
       if ((rows as Array<{ Value?: string }>)[0]?.Value !== 'ON') return done(null, connection);
-      query('SET SESSION wsrep_sync_wait = 1', (err) => done(err, connection));
+      query(`SET SESSION wsrep_sync_wait = ${syncWait}`, (err) => done(err, connection));
     });
   });
 }

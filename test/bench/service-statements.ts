@@ -9,20 +9,30 @@ import { startService } from '../../src/server';
 import { operations, type Fixture } from './fixture';
 import type { Operation } from './load';
 
-/** The numbering's own statements: its lease, its look for events without a number, its counters. */
-const background = (sql: string) => /leases|event_sequences|`?sequence`? is null|^SET TRANSACTION/.test(sql);
+/**
+ * The background parts' own statements: the numbering's lease, its look for events without a
+ * number, its counters and its isolation level; the planning and sending of webhook deliveries.
+ */
+const background = (sql: string) => /leases|event_sequences|`?sequence`? is null|^SET TRANSACTION|webhook_/.test(sql);
 
 /**
- * The statements of the request, without the numbering's: a transaction (BEGIN to COMMIT on one
- * connection) that runs any statement of the numbering's is the numbering's, whole.
+ * The statements of the request, without the background parts': a transaction (BEGIN to COMMIT
+ * on one connection) that runs any statement of theirs is theirs, whole, and so is one whose
+ * BEGIN came before the noting did (the connection was theirs from then to its COMMIT).
  */
 function requestStatements(sent: Array<{ sql: string; __knexUid?: string }>): string[] {
   const open = new Map<string | undefined, Array<{ sql: string; keep: boolean }>>();
+  const before = new Map<string | undefined, Array<{ sql: string; keep: boolean }>>();
   const marked = sent.map((query) => {
     const ends = query.sql === 'COMMIT' || query.sql === 'ROLLBACK';
     const transaction = open.get(query.__knexUid);
-    // The end of a transaction that began before noting did is the numbering's too.
-    const entry = { sql: query.sql, keep: !background(query.sql) && !(ends && transaction === undefined) };
+    const entry = { sql: query.sql, keep: !background(query.sql) };
+    // A transaction that began before noting did is the numbering's: what its connection ran up to its end too.
+    if (ends && transaction === undefined) {
+      entry.keep = false;
+      for (const earlier of before.get(query.__knexUid) ?? []) earlier.keep = false;
+    }
+    before.set(query.__knexUid, [...(before.get(query.__knexUid) ?? []), entry]);
     if (query.sql === 'BEGIN') open.set(query.__knexUid, [entry]);
     else if (transaction) {
       transaction.push(entry);
