@@ -74,10 +74,10 @@ export async function startService(config: Config, options: { logDestination?: D
       onDeliveriesPlanned: () => worker.poke(),
     });
     const webhookTargets = targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets });
-    const route = await createOperationRouter(document.definition, repositories, feed, webhookTargets, authFailures);
+    const api = await createOperationRouter(document.definition, repositories, feed, webhookTargets, authFailures);
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex);
-    const app = createApp({ document, route, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, shutdown, countRequest });
+    const app = createApp({ document, api, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, shutdown, countRequest });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { CursorExpiredError, InvalidCursorError } from '../errors';
 import { affectedRows } from './affected-rows';
-import { rowsWithinPageSize } from './page-size';
+import { readPage } from './page-reads';
 import { translatingErrors, WriteConflictError } from './database-errors';
 import type { Lease } from './leases-repository';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
@@ -123,7 +123,8 @@ export function eventsRepository(knex: Knex) {
         data: JSON.stringify({ object: event.object, previous: event.previous }),
         created_at: nowForDb(),
       };
-      await trx.raw(insertEvent.sql, bindingColumns.map((column) => row[column]));
+      // Nothing waits on it: it goes to the database with the change's next statement or its COMMIT.
+      trx.later({ sql: insertEvent.sql, bindings: bindingColumns.map((column) => row[column]) });
     },
 
     /**
@@ -138,18 +139,19 @@ export function eventsRepository(knex: Knex) {
       const firstKept = oldest ?? last + 1;
       if (query.after !== undefined && query.after < firstKept - 1) throw new CursorExpiredError();
       const start = query.after ?? firstKept - 1;
-      const rows: EventRow[] = await knex('events')
-        .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
-        .where('tenant_id', tenantId)
-        .where('sequence', '>', start)
-        .where('sequence', '<=', last)
-        .modify((q) => {
-          if (query.types) q.whereIn('type', query.types);
-          if (query.projectId) q.where('project_id', query.projectId);
-        })
-        .orderBy('sequence')
-        .limit(query.limit + 1);
-      const fitting = rowsWithinPageSize(rows.slice(0, query.limit));
+      const select = (): Promise<EventRow[]> =>
+        knex('events')
+          .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
+          .where('tenant_id', tenantId)
+          .where('sequence', '>', start)
+          .where('sequence', '<=', last)
+          .modify((q) => {
+            if (query.types) q.whereIn('type', query.types);
+            if (query.projectId) q.where('project_id', query.projectId);
+          })
+          .orderBy('sequence')
+          .limit(query.limit + 1);
+      const { rows, fitting } = await readPage(select, query.limit);
       const hasMore = rows.length > fitting;
       if (hasMore) rows.length = fitting;
       const position = hasMore ? Number(rows[rows.length - 1].sequence) : Math.max(start, last);

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../errors';
-import { rowsWithinPageSize } from './page-size';
+import { readPage } from './page-reads';
 import { dbTimestampPattern, isRealTimestamp, type DbTimestamp } from './timestamps';
 
 export interface KeysetOrder {
@@ -18,7 +18,8 @@ interface Position {
 }
 
 export interface PageQuery {
-  db: Knex | Knex.Transaction;
+  /** Never a transaction: see readPage. */
+  db: Knex;
   table: string;
   idColumn: string;
   /** Narrows the rows to the list's own: a tenant's projects, a project's tasks. */
@@ -99,15 +100,16 @@ export async function selectPage<Row extends Record<string, unknown>>(query: Pag
   const seeks = () => db.unionAll(parts.map((part, i) => db.select(keys).from(seek(keys, part).as(`seek${i}`))));
   const ids = parts.length > 1 ? inOrder(db.select(idColumn).from(seeks().as('seeks'))) : seek([idColumn], parts[0]);
 
-  const rows: Row[] = await db(table)
-    .select(`${table}.*`)
-    .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
-    .modify((q) => query.visibleTo?.(q))
-    .orderBy([
-      { column: `${table}.${order.column}`, order: direction },
-      { column: `${table}.${idColumn}`, order: direction },
-    ]);
-  const fitting = rowsWithinPageSize(rows.slice(0, limit));
+  const select = (): Promise<Row[]> =>
+    db(table)
+      .select(`${table}.*`)
+      .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
+      .modify((q) => query.visibleTo?.(q))
+      .orderBy([
+        { column: `${table}.${order.column}`, order: direction },
+        { column: `${table}.${idColumn}`, order: direction },
+      ]);
+  const { rows, fitting } = await readPage(select, limit);
   if (rows.length <= fitting) return { rows, nextCursor: null };
   rows.length = fitting;
   const last = rows[fitting - 1];

@@ -2,11 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
+import { queriesAsText } from './query-text';
 import { isDuplicateKey, isWriteConflict } from './database-errors';
 import { boundStatements } from './statement-timeout';
 
 /** How long a request waits for a database connection before it answers 503. */
 const acquireTimeoutMs = 5000;
+
+/** The most connections the service's pool opens to MySQL. */
+export const poolSize = 10;
 
 const migrationsDirectory = path.join(__dirname, 'migrations');
 // .ts under ts-jest, .js once built: the migrations are loaded as this module was.
@@ -67,15 +71,19 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       // DATETIME(3) comes back as 'YYYY-MM-DD hh:mm:ss.sss', the shape SQLite stores too.
       dateStrings: true,
       connectTimeout: acquireTimeoutMs,
+      // A transaction sends the statements it does not wait on with the next one, as one packet
+      // (pipelined-connection.ts). Every statement is built with bound values, never spliced text.
+      multipleStatements: true,
     },
     migrations,
     log,
     acquireConnectionTimeout: acquireTimeoutMs,
     pool: {
       min: 0,
-      max: 10,
+      max: poolSize,
       afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
         if (statementTimeoutMs === undefined) return setUpSession(connection, "SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", done, everyStatementCausal);
+        queriesAsText(connection);
         boundStatements(connection, statementTimeoutMs);
         // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
@@ -127,7 +135,6 @@ export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statemen
   if (database.client === 'sqlite') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
   return knexFactory(knexConfig(database, log, statementTimeoutMs));
 }
-
 /** How long a start waits for another instance's migrations to end before it gives up. */
 const migrationLockWaitMs = 60_000;
 

@@ -5,8 +5,17 @@
 
 export type DbTimestamp = string;
 
+/**
+ * The last moment formatted, kept for the calls within the same millisecond: a request asks for
+ * now several times (its key's expiry, its row, its event), and formatting a Date took about
+ * 3 µs each time.
+ */
+let last = { ms: NaN, formatted: '' };
+
 export function nowForDb(): DbTimestamp {
-  return toDbTimestamp(new Date().toISOString());
+  const ms = Date.now();
+  if (ms !== last.ms) last = { ms, formatted: toDbTimestamp(new Date(ms).toISOString()) };
+  return last.formatted;
 }
 
 export function toDbTimestamp(iso: string): DbTimestamp {

@@ -14,7 +14,7 @@ import { translatingErrors } from './database-errors';
 import { toEvent, type EventRow, type NumberedEvent } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type Transaction, type WriteContext } from './transactions';
+import { inTransaction, type QuerySource, type Transaction, type WriteContext } from './transactions';
 import { eventTypesOf } from './webhook-endpoints-repository';
 
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
@@ -109,7 +109,7 @@ const insertChunk = 200;
 export type WebhookDeliveriesRepository = ReturnType<typeof webhookDeliveriesRepository>;
 
 export function webhookDeliveriesRepository(knex: Knex) {
-  const endpointOfTenant = (db: Transaction, tenantId: string, endpointId: string) =>
+  const endpointOfTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
 
   /** The attempts of an endpoint that are due and claimed by no one (or by a claim whose lease ran out). */

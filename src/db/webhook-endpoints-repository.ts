@@ -9,7 +9,7 @@ import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import type { Transaction, WriteContext } from './transactions';
+import type { QuerySource, WriteContext } from './transactions';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
@@ -69,7 +69,7 @@ const storedTypes = (types: EventType[] | null | undefined) => (types == null ? 
 export type WebhookEndpointsRepository = ReturnType<typeof webhookEndpointsRepository>;
 
 export function webhookEndpointsRepository(knex: Knex) {
-  const ofTenant = (db: Transaction, tenantId: string, endpointId: string) =>
+  const ofTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
 
   return translatingErrors({

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { repeatCycle } from '../background/repeating-cycle';
 import type { NumberedEvent } from '../db/events-repository';
 import type { Lease } from '../db/leases-repository';
 import type { Repositories } from '../db/repositories';
@@ -49,11 +50,6 @@ export function startEventNumbering(
   let holding = false;
   let renewedAt = 0;
   let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  /** A commit was heard of while numbering ran: run again (after gathering) when it ends. */
-  let again = false;
-  let gathering = false;
 
   const numberAll = async () => {
     for (;;) {
@@ -83,37 +79,15 @@ export function startEventNumbering(
     }
   };
 
-  const run = () => {
-    if (stopping) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    gathering = false;
-    running = cycle().finally(() => {
-      running = undefined;
-      if (stopping) return;
-      timer = setTimeout(run, again ? gatherMs : holding ? holderPollMs : standbyPollMs);
-      again = false;
-    });
-  };
-  run();
+  const cycles = repeatCycle(cycle, { gatherMs, pollMs: () => (holding ? holderPollMs : standbyPollMs) });
 
   return {
     poke() {
-      if (!holding || stopping) return;
-      if (running) again = true;
-      else if (!gathering) {
-        gathering = true;
-        clearTimeout(timer);
-        timer = setTimeout(run, gatherMs);
-      }
+      if (holding) cycles.soon();
     },
     async stop() {
       stopping = true;
-      clearTimeout(timer);
-      await running;
+      await cycles.stop();
       if (!holding) return;
       // What this instance committed last is numbered now, not when another takes the lease over.
       await cycle();

@@ -53,7 +53,7 @@ export function bearerAuth(apiKeys: ApiKeysRepository, failures?: AuthFailureBud
     const token = bearerToken(context);
     const keyHash = token !== undefined && apiKeyPattern.test(token) ? hashApiKey(token) : undefined;
     if (failures && !(keyHash !== undefined && accepted.has(keyHash))) {
-      const retryAfter = await failures.secondsUntilRefill(exchange.clientAddress);
+      const retryAfter = await failures.secondsUntilRefill(exchange.clientAddress());
       if (retryAfter !== undefined) {
         throw new ProblemError('rate-limited', `This address has failed authentication ${failures.perMinute} times this minute; retry after ${retryAfter} seconds.`, {
           headers: { 'Retry-After': String(retryAfter) },
@@ -63,7 +63,7 @@ export function bearerAuth(apiKeys: ApiKeysRepository, failures?: AuthFailureBud
     const principal = keyHash === undefined ? undefined : await apiKeys.findActive(keyHash);
     if (!principal) {
       if (keyHash !== undefined) accepted.delete(keyHash);
-      await failures?.spend(exchange.clientAddress);
+      await failures?.spend(exchange.clientAddress());
       return false;
     }
     accepted.add(keyHash!);

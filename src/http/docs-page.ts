@@ -46,15 +46,15 @@ const init = `SwaggerUIBundle({
 
 export function docsRouter(): express.Router {
   const router = express.Router();
-  router.get('/docs', (_req, res) => {
+  router.get('/', (_req, res) => {
     res.type('html').send(page);
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get('/init.js', (_req, res) => {
     res.type('application/javascript').send(init);
   });
   const folder = getAbsoluteFSPath();
   for (const file of Object.values(assets)) {
-    router.get(`/docs/assets/${file}`, (_req, res, next) => res.sendFile(path.join(folder, file), (error) => error && next(error)));
+    router.get(`/assets/${file}`, (_req, res, next) => res.sendFile(path.join(folder, file), (error) => error && next(error)));
   }
   return router;
 }

@@ -8,8 +8,11 @@ import type { RequestFacts } from './observability';
 export interface Exchange {
   /** What routing learned, for the request's log line and metrics. */
   facts: RequestFacts;
-  /** The client's address: the socket's, or as far back in X-Forwarded-For as TRUST_PROXY believes. */
-  clientAddress: string;
+  /**
+   * The client's address: the socket's, or as far back in X-Forwarded-For as TRUST_PROXY believes.
+   * Found when asked: only a request whose key was not accepted lately needs it.
+   */
+  clientAddress(): string;
   /** Counts the request against its verified key's quota; rejects with the 429 problem past it. */
   countRequest(keyId: string): Promise<void>;
   /** Reads and parses the body on the methods that take one; rejects with its problem. */

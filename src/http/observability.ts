@@ -2,7 +2,7 @@
  * What the service tells its operators: a request id on every response, one JSON log line per
  * request (never a key or a body), and Prometheus metrics at /metrics.
  */
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -20,8 +20,14 @@ export interface RequestFacts {
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Standard output is written in batches, of 4 KiB or what 100 ms gathered, whichever comes first
+ * (and at exit): written a line at a time, as pino does by default, each line was a write of its
+ * own through libuv's thread pool, about 40 µs of CPU a request under load (getTask 395 against
+ * 352 µs). A process killed outright loses the lines of its last 100 ms.
+ */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination ?? pino.destination({ dest: 1, minLength: 4096, periodicFlush: 100 }));
 }
 
 export function createMetrics(knex: Knex) {
@@ -57,10 +63,10 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /** Sets X-Request-Id, and on finish writes the request's log line and metrics. */
 export function observeRequests(logger: Logger, metrics: Metrics) {
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     const started = process.hrtime.bigint();
-    const sent = req.get('X-Request-Id');
-    const requestId = sent !== undefined && saneRequestId.test(sent) ? sent : uuidv7();
+    const sent = req.headers['x-request-id'];
+    const requestId = typeof sent === 'string' && saneRequestId.test(sent) ? sent : uuidv7();
     const facts: RequestFacts = { requestId };
     res.locals.requestId = requestId;
     res.locals.facts = facts;
@@ -78,6 +84,5 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
         duration_ms: Math.round(seconds * 1e6) / 1e3,
       });
     });
-    next();
   };
 }

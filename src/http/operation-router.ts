@@ -5,7 +5,7 @@
  */
 import Ajv, { type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, ValidationContext, type Context, type Document, type Request } from 'openapi-backend';
+import { OpenAPIBackend, ValidationContext, type Context, type Document, type Operation, type Request } from 'openapi-backend';
 import type { Principal } from '../db/api-keys-repository';
 import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
@@ -24,6 +24,7 @@ import type { HttpReply } from './http-reply';
 import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
 import { ProblemError } from './problems';
+import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
 import type { AuthFailureBudget } from './rate-limit';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
@@ -34,12 +35,19 @@ function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext)
   return addFormats(ajvFor);
 }
 
-/** The header parameters the operation declares, under their documented names. */
+const headerParameters = new WeakMap<Operation, string[]>();
+
+/** The header parameters the operation declares, under their documented names; the names found once per operation. */
 function declaredHeaders(context: Context): Record<string, string | undefined> {
-  const declared = (context.operation.parameters ?? []) as Array<{ in?: string; name?: string }>;
-  return Object.fromEntries(
-    declared.filter((p) => p.in === 'header').map(({ name }) => [name!, context.request.headers[name!.toLowerCase()] as string | undefined]),
-  );
+  let names = headerParameters.get(context.operation);
+  if (names === undefined) {
+    const declared = (context.operation.parameters ?? []) as Array<{ in?: string; name?: string }>;
+    names = declared.filter((p) => p.in === 'header').map((p) => p.name!);
+    headerParameters.set(context.operation, names);
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const name of names) headers[name] = context.request.headers[name.toLowerCase()] as string | undefined;
+  return headers;
 }
 
 /** Whether the operation changes something, and so runs in a transaction: its scope is `write`. */
@@ -47,16 +55,18 @@ const changes = (context: Context) => (context.operation as { 'x-required-scope'
 
 function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>, repositories: Repositories, check?: OperationCheck<K>) {
   type Input = Parameters<OperationHandler<K>>[0];
-  const inputOf = (context: Context, headers: Record<string, string | undefined>) =>
+  // Every input has one shape, write or not (a spread would give each a shape of its own).
+  const inputOf = (context: Context, headers: Record<string, string | undefined>, write?: WriteContext) =>
     ({
       principal: context.security!.bearerAuth,
       path: context.request.params,
       query: context.request.query,
       headers,
       body: context.request.requestBody,
-    }) as Omit<Input, 'write'>;
-  const answer = async (input: Omit<Input, 'write'>, headers: Record<string, string | undefined>, write?: WriteContext): Promise<HttpReply> => {
-    const reply = await handler({ ...input, write } as Input);
+      write,
+    }) as Input;
+  const answer = async (input: Input, headers: Record<string, string | undefined>): Promise<HttpReply> => {
+    const reply = await handler(input);
     if (!('body' in reply)) return { status: reply.status, headers: {} };
     const replyHeaders: Record<string, string> = {};
     if (reply.location) replyHeaders.Location = reply.location;
@@ -68,23 +78,26 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
   };
   return async (context: Context, { facts }: Exchange): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
-    const input = inputOf(context, headers);
-    if (!changes(context)) return answer(input, headers);
+    if (!changes(context)) return answer(inputOf(context, headers), headers);
     // Before the transaction: a check may wait on the network, holding no connection.
-    await check?.(input);
+    await check?.(inputOf(context, headers));
     const key = headers['Idempotency-Key'];
     const { requestId } = facts;
-    if (key === undefined) return repositories.inTransaction(requestId, (write) => answer(input, headers, write));
+    if (key === undefined) return repositories.inTransaction(requestId, (write) => answer(inputOf(context, headers, write), headers));
     const request = { tenantId: (context.security!.bearerAuth as Principal).tenantId, requestId, key, operationId: context.operation.operationId!, body: context.request.requestBody };
-    return idempotently(repositories, request, (write) => answer(input, headers, write));
+    return idempotently(repositories, request, (write) => answer(inputOf(context, headers, write), headers));
   };
 }
 
-/**
- * Routes and answers a request, noting in the exchange's facts which operation it was. The
- * request's body is read through the exchange, once the operation and the key are known.
- */
-export type OperationRouter = (request: Request, exchange: Exchange) => Promise<HttpReply>;
+export interface OperationRouter {
+  /**
+   * Routes and answers a request, noting in the exchange's facts which operation it was. The
+   * request's body is read through the exchange, once the operation and the key are known.
+   */
+  route(request: Request, exchange: Exchange): Promise<HttpReply>;
+  /** The text of a reply's body, by the document's schema for its operation and status. */
+  writeBody: WriteBody;
+}
 
 export async function createOperationRouter(
   definition: Document,
@@ -157,5 +170,9 @@ export async function createOperationRouter(
   await api.init();
   router = api.router = api.validator.router = new CompiledRouter(api.definition);
   api.validator.preCompileRequestValidators();
-  return (request, exchange) => api.handleRequest(request, exchange) as Promise<HttpReply>;
+  const problemSchema = (api.definition.components!.schemas as Record<string, Record<string, unknown>>).Problem;
+  return {
+    route: (request, exchange) => api.handleRequest(request, exchange) as Promise<HttpReply>,
+    writeBody: responseBodies(router.getOperations(), problemSchema),
+  };
 }

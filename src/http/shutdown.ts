@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Response } from 'express';
 
 /** Once the service is stopping, every answer closes its connection, so keep-alive ends. */
 export function shutdownSignal() {
@@ -7,9 +7,8 @@ export function shutdownSignal() {
     begin() {
       stopping = true;
     },
-    closeConnectionsWhenStopping(_req: Request, res: Response, next: NextFunction) {
+    closeConnectionWhenStopping(res: Response) {
       if (stopping) res.setHeader('Connection', 'close');
-      next();
     },
   };
 }

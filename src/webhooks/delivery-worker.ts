@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Repositories } from '../db/repositories';
 import type { ClaimedDelivery, DeliveryOutcome } from '../db/webhook-deliveries-repository';
+import { repeatCycle } from '../background/repeating-cycle';
 import { createWebhookClient, type AttemptResult } from './http-client';
 import { retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './signer';
@@ -66,10 +67,6 @@ export function startDeliveryWorker(
   const attempts = new Set<Promise<void>>();
   const stopAttempts = new AbortController();
   let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let gathering = false;
   /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only refills. */
   let scanDue = true;
   /** Endpoints served here whose claimed-ahead attempts ran out: claim more without a look at all. */
@@ -246,52 +243,23 @@ export function startDeliveryWorker(
     }
   };
 
-  const run = () => {
-    if (stopping) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    gathering = false;
-    running = cycle().finally(() => {
-      running = undefined;
-      if (stopping) return;
-      if (again) timer = setTimeout(run, gatherMs);
-      else timer = setTimeout(() => ((scanDue = true), run()), pollMs);
-      again = false;
-    });
-  };
-
-  /** Runs a cycle soon: after the ones running, gathering what else comes meanwhile. */
-  function soon() {
-    if (stopping) return;
-    if (running) again = true;
-    else if (!gathering) {
-      gathering = true;
-      clearTimeout(timer);
-      timer = setTimeout(run, gatherMs);
-    }
-  }
+  const cycles = repeatCycle(cycle, { gatherMs, pollMs: () => pollMs, onPoll: () => (scanDue = true) });
 
   function poke() {
     scanDue = true;
-    soon();
+    cycles.soon();
   }
 
   function refill(endpointId: string) {
     refills.add(endpointId);
-    soon();
+    cycles.soon();
   }
-
-  run();
 
   return {
     poke,
     async stop() {
       stopping = true;
-      clearTimeout(timer);
-      await running;
+      await cycles.stop();
       const endpointIds = [...served.keys()];
       const queued = [...served.values()].flatMap((endpoint) => endpoint.queue.splice(0));
       await deliveries.release(queued).catch(() => {});

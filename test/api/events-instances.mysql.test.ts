@@ -150,6 +150,8 @@ it('numbers on when the numbering instance is killed under load: nothing lost, n
     } finally {
       await knex.destroy();
     }
+    // Its log line may wait in the log's buffer up to 100 ms after the numbering it announces.
+    for (const waitUntil = Date.now() + 2000; numbersEvents(survivor) === 0 && Date.now() < waitUntil; ) await new Promise((r) => setTimeout(r, 50));
     expect(numbersEvents(survivor)).toBe(1);
     const events = await wholeFeed(survivor.url);
     expect(events.map((e) => e.sequence)).toEqual(oneToN(events.length));

@@ -31,11 +31,14 @@ export const statements = {
     'select `tasks`.* from `tasks` inner join (select `task_id` from `tasks` where (`tasks`.`project_id` = ?) order by `created_at` asc, `task_id` asc limit ?) as `page` on `tasks`.`task_id` = `page`.`task_id` where exists (select `project_id` from `projects` where `project_id` = ? and `tenant_id` = ? limit ?) order by `tasks`.`created_at` asc, `tasks`.`task_id` asc',
 };
 
-/** The statements each benchmarked operation runs, in order, on its usual path. */
+/** Statements sent together, in one round trip (a multi-statement packet), as the service's transactions send them. */
+const packet = (...sql: string[]) => sql.join(';\n');
+
+/** What each benchmarked operation sends, one packet after another, on its usual path. */
 export const statementsByOperation = {
-  createTask: [statements.findKey, statements.begin, statements.insertTask, statements.insertEvent, statements.commit],
+  createTask: [statements.findKey, packet(statements.begin, statements.insertTask), packet(statements.insertEvent, statements.commit)],
   getTask: [statements.findKey, statements.findTask],
-  updateTask: [statements.findKey, statements.begin, statements.lockTask, statements.updateTaskStatus, statements.insertEvent, statements.commit],
+  updateTask: [statements.findKey, packet(statements.begin, statements.lockTask), statements.updateTaskStatus, packet(statements.insertEvent, statements.commit)],
   listProjectTasks: [statements.findKey, statements.listTasks],
 };
 
@@ -62,22 +65,26 @@ const toTask = (row: TaskRow) => ({
   updated_at: iso(row.updated_at),
 });
 
-/** The event of a change, written in the change's transaction as the service writes it. */
-function recordEvent(connection: PoolConnection, tenantId: string, type: string, task: ReturnType<typeof toTask>, previous?: object) {
+/** The bindings of a change's event, written in the change's transaction as the service writes it. */
+function eventValues(tenantId: string, type: string, task: ReturnType<typeof toTask>, previous?: object) {
   const data = JSON.stringify({ object: task, previous });
-  return connection.query(statements.insertEvent, [nowForDb(), data, uuidv7(), task.project_id, uuidv7(), null, tenantId, type]);
+  return [nowForDb(), data, uuidv7(), task.project_id, uuidv7(), null, tenantId, type];
 }
 
-/** A change in one transaction, as the service makes each one; rolled back if it throws. */
-async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
+/** Nothing to change: the transaction is rolled back and the answer is 404. */
+class NotFound extends Error {}
+
+/**
+ * A change in one transaction on one connection, whose packets `work` sends (BEGIN with its first
+ * statement, COMMIT with its last); rolled back if it throws. Undefined when there was nothing to change.
+ */
+async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T | undefined> {
   const connection = await pool.getConnection();
   try {
-    await connection.query(statements.begin);
-    const result = await work(connection);
-    await connection.query(statements.commit);
-    return result;
+    return await work(connection);
   } catch (error) {
     await connection.query('ROLLBACK').catch(() => {});
+    if (error instanceof NotFound) return undefined;
     throw error;
   } finally {
     connection.release();
@@ -95,6 +102,7 @@ function main(): void {
     timezone: 'Z',
     dateStrings: true,
     connectionLimit: 10,
+    multipleStatements: true,
   });
   pool.pool.on('connection', (connection) => connection.query("SET time_zone = '+00:00'"));
 
@@ -127,11 +135,13 @@ function main(): void {
       const now = nowForDb();
       const row = { task_id: uuidv7(), project_id: body.project_id, title: body.title, description: body.description ?? null, status: 'pending', created_at: now, updated_at: now, version: 1 };
       const inserted = await inTransaction(pool, async (connection) => {
-        const [result] = await connection.query<ResultSetHeader>(statements.insertTask, [...Object.values(row), body.project_id, tenantId]);
-        if (result.affectedRows > 0) await recordEvent(connection, tenantId, 'task.created', toTask(row as TaskRow));
-        return result.affectedRows;
+        const [results] = await connection.query(packet(statements.begin, statements.insertTask), [...Object.values(row), body.project_id, tenantId]);
+        const result = (results as ResultSetHeader[])[1];
+        if (result.affectedRows === 0) throw new NotFound();
+        await connection.query(packet(statements.insertEvent, statements.commit), eventValues(tenantId, 'task.created', toTask(row as TaskRow)));
+        return true;
       });
-      if (inserted === 0) return send(res, 404);
+      if (inserted === undefined) return send(res, 404);
       return send(res, 201, toTask(row as TaskRow), { Location: `/v1/tasks/${row.task_id}`, ETag: '"1"' });
     }
     if (req.method === 'GET' && taskPath) {
@@ -142,13 +152,14 @@ function main(): void {
     if (req.method === 'PATCH' && taskPath) {
       const { status } = await readBody(req);
       const changed = await inTransaction(pool, async (connection) => {
-        const [rows] = await connection.query<TaskRow[]>(statements.lockTask, [taskPath[1], tenantId, 1]);
-        if (rows.length === 0) return undefined;
+        const [results] = await connection.query(packet(statements.begin, statements.lockTask), [taskPath[1], tenantId, 1]);
+        const rows = (results as unknown as [ResultSetHeader, TaskRow[]])[1];
+        if (rows.length === 0) throw new NotFound();
         const row = rows[0];
         const now = nowForDb();
         const after = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
         await connection.query<ResultSetHeader>(statements.updateTaskStatus, [status, after.updated_at, after.version, row.task_id, tenantId, row.version]);
-        await recordEvent(connection, tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) });
+        await connection.query(packet(statements.insertEvent, statements.commit), eventValues(tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) }));
         return after;
       });
       if (changed === undefined) return send(res, 404);

@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { galeraProvider, GaleraCluster, haproxy, mariadbd, StandaloneMariaDb, type GaleraNode } from '../support/galera-cluster';
 import { operations, seedFixture, withKnex, type Fixture } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
-import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
+import { cpuSecondsOf, serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt } from './report';
 
 const settings = {
@@ -28,12 +28,6 @@ const settings = {
 };
 const serviceEnv = { RATE_LIMIT_PER_MINUTE: '999999999', LOG_LEVEL: 'info' };
 const measured = (process.env.BENCH_OPERATIONS ?? 'createTask,getTask,listProjectTasks').split(',');
-
-/** CPU seconds (user and system) a process has used, from /proc. */
-function cpuSecondsOf(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** One side of the comparison: its instances (driven at once, the connections split), its servers' processes. */
 interface Target {

@@ -13,7 +13,8 @@ import { projectRoot } from '../../src/paths';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, taskRows, withKnex, operations, type Fixture } from './fixture';
 import { drive, type Operation } from './load';
-import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
+import mysql from 'mysql2/promise';
+import { cpuSecondsOf, serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
 
 const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
@@ -59,7 +60,22 @@ async function seedBefore(databaseUrl: string, root: string): Promise<{ fixture:
   return { fixture, service };
 }
 
+/** The MySQL server's process, when it runs on this machine (its pid file readable here); undefined otherwise. */
+async function mysqlServerPid(): Promise<number | undefined> {
+  const connection = await mysql.createConnection(mysqlUrl);
+  try {
+    const [rows] = await connection.query('SELECT @@pid_file AS pidFile');
+    return Number(fs.readFileSync((rows as Array<{ pidFile: string }>)[0].pidFile, 'utf8').trim());
+  } catch {
+    return undefined;
+  } finally {
+    await connection.end();
+  }
+}
+
 async function costOfEvents(): Promise<void> {
+  const databasePid = await mysqlServerPid();
+  const databaseCpu = () => (databasePid === undefined ? NaN : cpuSecondsOf(databasePid));
   const before = buildBefore();
   const [oldDatabase, newDatabase] = [await createMysqlDatabase(mysqlUrl, 'tt_bench_before'), await createMysqlDatabase(mysqlUrl, 'tt_bench_events')];
   try {
@@ -68,27 +84,28 @@ async function costOfEvents(): Promise<void> {
     const current = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: (newDatabase.config as { url: string }).url });
     try {
       console.log(`\n## MariaDB: the cost of events (this service against ${beforeEvents}, before events, in alternating rounds)\n`);
-      console.log('| operation | before req/s | with events req/s | throughput kept (≥ 0.85) | CPU µs per request, before / with events |');
-      console.log('|---|---:|---:|---:|---:|');
+      console.log('| operation | before req/s | with events req/s | throughput kept (≥ 0.85) | service CPU µs per request, before / with events | MariaDB CPU µs per request, before / with events |');
+      console.log('|---|---:|---:|---:|---:|---:|');
       const pick = (ops: Operation[], name: string) => ops.find((op) => op.name === name)!;
       for (const name of ['createTask', 'updateTask']) {
         const targets = [
-          { server: old.service, key: old.fixture.key, operation: pick(operations(old.fixture), name), requests: 0, seconds: 0, cpu: 0 },
-          { server: current, key: fixture.key, operation: pick(operations(fixture), name), requests: 0, seconds: 0, cpu: 0 },
+          { server: old.service, key: old.fixture.key, operation: pick(operations(old.fixture), name), requests: 0, seconds: 0, cpu: 0, databaseCpu: 0 },
+          { server: current, key: fixture.key, operation: pick(operations(fixture), name), requests: 0, seconds: 0, cpu: 0, databaseCpu: 0 },
         ];
         for (const t of targets) await drive(t.server.url, t.key, t.operation, { ...load, seconds: 3 });
         for (let round = 0; round < rounds; round++) {
           for (const t of targets) {
-            const cpuBefore = t.server.cpuSeconds();
+            const [cpuBefore, databaseCpuBefore] = [t.server.cpuSeconds(), databaseCpu()];
             const result = await drive(t.server.url, t.key, t.operation, load);
             t.cpu += t.server.cpuSeconds() - cpuBefore;
+            t.databaseCpu += databaseCpu() - databaseCpuBefore;
             t.requests += result.requests;
             t.seconds += result.requests / result.requestsPerSecond;
           }
         }
-        const [was, now] = targets.map((t) => ({ rate: t.requests / t.seconds, cpuUs: (t.cpu * 1e6) / t.requests }));
+        const [was, now] = targets.map((t) => ({ rate: t.requests / t.seconds, cpuUs: (t.cpu * 1e6) / t.requests, databaseCpuUs: (t.databaseCpu * 1e6) / t.requests }));
         const kept = now.rate / was.rate;
-        console.log(`| ${name} | ${fmt(was.rate)} | ${fmt(now.rate)} | ${fmt(kept, 2)} ${mark(kept >= 0.85)} | ${fmt(was.cpuUs)} / ${fmt(now.cpuUs)} |`);
+        console.log(`| ${name} | ${fmt(was.rate)} | ${fmt(now.rate)} | ${fmt(kept, 2)} ${mark(kept >= 0.85)} | ${fmt(was.cpuUs)} / ${fmt(now.cpuUs)} | ${fmt(was.databaseCpuUs)} / ${fmt(now.databaseCpuUs)} |`);
       }
       await numberingLag(current.url, fixture);
     } finally {

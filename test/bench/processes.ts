@@ -16,6 +16,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** CPU seconds (user and system) a process has used so far, from /proc (clock ticks, 100 a second on Linux). */
+export function cpuSecondsOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Node's arguments for the service exactly as `npm start` runs it: its flags and entry point. */
 export function serviceArguments(): string[] {
   const { scripts } = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
@@ -50,11 +56,7 @@ export async function startServerProcess(nodeArguments: string[], env: Record<st
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
     },
-    cpuSeconds() {
-      // /proc/PID/stat: utime and stime, fields 14 and 15, in clock ticks (100 a second on Linux).
-      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    cpuSeconds: () => cpuSecondsOf(child.pid!),
     async stop() {
       child.kill('SIGTERM');
       await exited;

@@ -15,18 +15,31 @@ import type { Operation } from './load';
  */
 const background = (sql: string) => /leases|event_sequences|`?sequence`? is null|^SET TRANSACTION|webhook_/.test(sql);
 
+/** A statement as knex announces it; `pipelined` when it is held to go with the next one. */
+interface NotedQuery {
+  sql: string;
+  __knexUid?: string;
+  pipelined?: boolean;
+}
+
+interface Entry {
+  sql: string;
+  keep: boolean;
+  pipelined: boolean;
+}
+
 /**
- * The statements of the request, without the background parts': a transaction (BEGIN to COMMIT
+ * The packets of the request, without the background parts': a transaction (BEGIN to COMMIT
  * on one connection) that runs any statement of theirs is theirs, whole, and so is one whose
  * BEGIN came before the noting did (the connection was theirs from then to its COMMIT).
  */
-function requestStatements(sent: Array<{ sql: string; __knexUid?: string }>): string[] {
-  const open = new Map<string | undefined, Array<{ sql: string; keep: boolean }>>();
-  const before = new Map<string | undefined, Array<{ sql: string; keep: boolean }>>();
+function requestStatements(sent: NotedQuery[]): string[] {
+  const open = new Map<string | undefined, Entry[]>();
+  const before = new Map<string | undefined, Entry[]>();
   const marked = sent.map((query) => {
     const ends = query.sql === 'COMMIT' || query.sql === 'ROLLBACK';
     const transaction = open.get(query.__knexUid);
-    const entry = { sql: query.sql, keep: !background(query.sql) };
+    const entry = { sql: query.sql, keep: !background(query.sql), pipelined: query.pipelined === true };
     // A transaction that began before noting did is the numbering's: what its connection ran up to its end too.
     if (ends && transaction === undefined) {
       entry.keep = false;
@@ -45,7 +58,20 @@ function requestStatements(sent: Array<{ sql: string; __knexUid?: string }>): st
   });
   // A transaction still under way when noting ended is the numbering's: requests' are noted whole.
   for (const transaction of open.values()) for (const e of transaction) e.keep = false;
-  return marked.filter((e) => e.keep).map((e) => e.sql);
+  return packets(marked.filter((e) => e.keep));
+}
+
+/** Statements held back to go with the next one (`pipelined`) joined with it, as one packet. */
+function packets(entries: Entry[]): string[] {
+  const sent: string[] = [];
+  let held: string[] = [];
+  for (const entry of entries) {
+    held.push(entry.sql);
+    if (entry.pipelined) continue;
+    sent.push(held.join(';\n'));
+    held = [];
+  }
+  return sent;
 }
 
 export async function serviceStatements(databaseUrl: string, fixture: Fixture): Promise<Record<string, string[]>> {
@@ -57,8 +83,8 @@ export async function serviceStatements(databaseUrl: string, fixture: Fixture): 
     // The key's first use records it (then once a minute, as under load): not part of what is compared.
     await call(operations(fixture)[1].next());
     for (const operation of operations(fixture)) {
-      const sent: Array<{ sql: string; __knexUid?: string }> = [];
-      const note = (query: { sql: string; __knexUid?: string }) => sent.push(query);
+      const sent: NotedQuery[] = [];
+      const note = (query: NotedQuery) => sent.push(query);
       service.knex.on('query', note);
       const response = await call(operation.next());
       service.knex.off('query', note);

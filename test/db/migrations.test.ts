@@ -1,19 +1,15 @@
 import type { Knex } from 'knex';
-import { createKnex, migrateToLatest } from '../../src/db/knex';
-import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';
+import { migrateToLatest } from '../../src/db/knex';
+import { createMigratedDatabase, testEngine } from '../support/test-database';
 
-let database: TestDatabase;
+let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
 let knex: Knex;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  knex = createKnex(database.config);
-  await migrateToLatest(knex);
+  database = await createMigratedDatabase();
+  knex = database.knex;
 });
-afterAll(async () => {
-  await knex.destroy();
-  await database.drop();
-});
+afterAll(() => database.close());
 
 const tables = ['tenants', 'api_keys', 'projects', 'tasks', 'idempotency_keys', 'events', 'event_sequences', 'leases', 'webhook_endpoints', 'webhook_deliveries'];
 

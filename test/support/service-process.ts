@@ -35,7 +35,8 @@ export async function serveProcess(database: DatabaseConfig, env: Record<string,
       lines.push(entry);
       if (entry.msg === 'task-tracker serving') resolve(entry.url.replace(/\/v1$/, ''));
     });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code} before serving`)));
+    // With what it logged last, which says why ('close': once its output has all been read).
+    child.once('close', (code) => reject(new Error(`the service exited with ${code} before serving; it logged last: ${JSON.stringify(lines.slice(-3))}`)));
   });
   return { child, url, lines };
 }

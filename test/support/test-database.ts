@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { DatabaseConfig } from '../../src/config';
+import { createKnex, migrateToLatest } from '../../src/db/knex';
 import { createMysqlDatabase } from './mysql-database';
 
 declare const testDatabase: 'sqlite' | 'mysql';
@@ -33,4 +35,18 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   return createMysqlDatabase(mysqlServerUrl, name);
+}
+
+/** A database of the test's own, migrated to the latest schema, with a knex on it; `close` destroys both. */
+export async function createMigratedDatabase(): Promise<{ knex: Knex; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const knex = createKnex(database.config);
+  await migrateToLatest(knex);
+  return {
+    knex,
+    async close() {
+      await knex.destroy();
+      await database.drop();
+    },
+  };
 }
