@@ -9,7 +9,8 @@ import { startCleanup } from './cleanup/expired-rows';
 import { startEventNumbering, type EventNumbering } from './events/event-numbering';
 import { startFeedWatcher, type FeedWatcher } from './events/feed-watcher';
 import type { Config } from './config';
-import { createKnex, migrateToLatest } from './db/knex';
+import { createKnex } from './db/knex';
+import { migrateToLatest } from './db/migrate';
 import { createRepositories } from './db/repositories';
 import { createApp, httpServerFor } from './http/app';
 import { answerUnparsableRequests } from './http/client-errors';
@@ -39,10 +40,8 @@ export async function startService(config: Config, options: { logDestination?: D
     debug: () => {},
   };
   // Migrations may run long statements (an index over a large table): on a pool of their own,
-  // without the bound every request's statements have. While another instance migrates, knex
-  // warns at each try that the lock is taken; the wait is logged once instead.
-  const lockTaken = /take lock to run migrations|release the lock manually/;
-  const migrator = createKnex(config.database, { ...knexLog, warn: (message) => lockTaken.test(String(message)) || knexLog.warn!(message) });
+  // without the bound every request's statements have.
+  const migrator = createKnex(config.database, knexLog);
   try {
     await migrateToLatest(migrator, { onWait: () => logger.info('another instance is migrating the database; waiting for it') });
   } finally {

@@ -10,7 +10,8 @@
 import { parseArgs } from 'node:util';
 import { apiKeyScopes, type ApiKeyScope } from '../api-key-format';
 import { ConfigError, loadConfig } from '../config';
-import { createKnex, migrateToLatest } from '../db/knex';
+import { createKnex } from '../db/knex';
+import { migrateToLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../db/repositories';
 import { issueApiKey } from './issue-api-key';
 

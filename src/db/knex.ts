@@ -3,7 +3,6 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
 import { queriesAsText } from './query-text';
-import { isDuplicateKey, isWriteConflict } from './database-errors';
 import { boundStatements } from './statement-timeout';
 
 /** How long a request waits for a database connection before it answers 503. */
@@ -112,9 +111,9 @@ type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => v
 /** `wsrep_sync_wait` values: reads wait for causality; or every statement does, writes included. */
 const readsCausal = 1;
 /**
- * For the pool that migrates (the one without a statement bound): knex takes its migration lock
- * with an UPDATE, which with only reads causal could run on a node that has not yet applied
- * another instance's taking of the lock, and two instances would migrate at once.
+ * For the pool that migrates (the one without a statement bound): a start claims the migrations
+ * with an UPDATE (migrate.ts), which with only reads causal could act on a node that has not yet
+ * applied another start's claim, and lose only at commit.
  */
 const everyStatementCausal = 15;
 
@@ -134,64 +133,4 @@ function setUpSession(connection: { query(...args: unknown[]): unknown }, settin
 export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number): Knex {
   if (database.client === 'sqlite') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
   return knexFactory(knexConfig(database, log, statementTimeoutMs));
-}
-/** How long a start waits for another instance's migrations to end before it gives up. */
-const migrationLockWaitMs = 60_000;
-
-/**
- * knex takes its migration lock by setting the one row of knex_migrations_lock, but on a new
- * database it inserts that row without looking twice: two instances starting at once can each
- * insert one, and then no one can ever take the lock (it wants exactly one row to change). The
- * table and its row are made here first, as knex makes them but with a fixed key, so the row is
- * one whoever inserts it; knex then finds both and makes neither.
- */
-async function ensureOneLockRow(knex: Knex): Promise<void> {
-  if (!(await knex.schema.hasTable('knex_migrations_lock'))) {
-    await knex.schema.createTable('knex_migrations_lock', (table) => {
-      table.increments('index').primary();
-      table.integer('is_locked');
-    });
-  }
-  await knex('knex_migrations_lock')
-    .insert({ index: 1, is_locked: 0 })
-    .catch((error: unknown) => {
-      if (!isDuplicateKey(error)) throw error;
-    });
-}
-
-/**
- * What a start sees when another instance migrates at the same moment: knex's migration lock
- * taken; the two takes colliding at commit (a Galera cluster, 1213); or, on a new database, the
- * other having just created knex's own tables, which knex creates without looking twice.
- */
-function anotherIsMigrating(error: unknown): boolean {
-  const message = String((error as Error | null)?.message);
-  return (error as Error | null)?.name === 'MigrationLocked' || isWriteConflict(error) || /knex_migrations(_lock)?\W.*already exists/i.test(message);
-}
-
-/**
- * Migrates to the latest schema. Instances started at once each try: one takes knex's migration
- * lock and migrates; the others wait for it (see anotherIsMigrating), then find the migrations
- * done. `onWait` hears the first time this one waits.
- */
-export async function migrateToLatest(knex: Knex, options: { onWait?: () => void } = {}): Promise<void> {
-  const deadline = Date.now() + migrationLockWaitMs;
-  for (let waiting = false; ; waiting = true) {
-    try {
-      await ensureOneLockRow(knex);
-      await knex.migrate.latest();
-      return;
-    } catch (error) {
-      if (!anotherIsMigrating(error)) throw error;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `The migration lock stayed taken for ${migrationLockWaitMs / 1000} s: another instance is still migrating, or one stopped while migrating ` +
-            '(then release it: npx knex migrate:unlock, with this DATABASE_URL).',
-          { cause: error },
-        );
-      }
-      if (!waiting) options.onWait?.();
-      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 300));
-    }
-  }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { migrateToLatest } from '../../src/db/knex';
+import { migrateToLatest } from '../../src/db/migrate';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
 let database: Awaited<ReturnType<typeof createMigratedDatabase>>;

@@ -4,7 +4,8 @@
  * the pool allows. Through the real repository, on the engine this jest project runs against.
  */
 import type { Knex } from 'knex';
-import { createKnex, migrateToLatest } from '../../src/db/knex';
+import { createKnex } from '../../src/db/knex';
+import { migrateToLatest } from '../../src/db/migrate';
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';
 import { taskRows } from '../bench/fixture';

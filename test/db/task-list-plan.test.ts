@@ -14,7 +14,8 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { createKnex, migrateToLatest } from '../../src/db/knex';
+import { createKnex } from '../../src/db/knex';
+import { migrateToLatest } from '../../src/db/migrate';
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { DatabaseConfig } from '../../src/config';
-import { createKnex, migrateToLatest } from '../../src/db/knex';
+import { createKnex } from '../../src/db/knex';
+import { migrateToLatest } from '../../src/db/migrate';
 import { createMysqlDatabase } from './mysql-database';
 
 declare const testDatabase: 'sqlite' | 'mysql';
