@@ -11,6 +11,7 @@ import { DatabaseUnavailableError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import type { Exchange } from './exchange';
+import type { RawBodyCheck } from './unknown-field-flood';
 import { sendReply, type HttpReply } from './http-reply';
 import { cutOffSlowReaders, oneAnswerAtATime } from './slow-readers';
 import { jsonMediaTypes } from './media-types';
@@ -117,6 +118,22 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
   app.use('/docs', docsRouter());
 
   const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true, verify: refuseInvalidUtf8 });
+  /** A parser for each operation's check of the raw body, made at its first request. */
+  const checkedParsers = new WeakMap<RawBodyCheck, express.RequestHandler>();
+  const parserFor = (check: RawBodyCheck | undefined): express.RequestHandler => {
+    if (check === undefined) return parseJson;
+    let parser = checkedParsers.get(check);
+    if (parser === undefined) {
+      // body-parser passes on what verify throws as it is, with a status added (a ProblemError stays one).
+      const verify = (req: unknown, res: unknown, body: Buffer, encoding: string) => {
+        refuseInvalidUtf8(req, res, body, encoding);
+        if (encoding === 'utf-8') check(body);
+      };
+      parser = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true, verify });
+      checkedParsers.set(check, parser);
+    }
+    return parser;
+  };
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
     if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
@@ -135,9 +152,9 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
         clientAddress: () => req.ip ?? '',
         countRequest: countRequest ? (keyId) => countRequest(keyId, req, res) : () => Promise.resolve(),
         // Only the methods the document gives bodies read one; on others a body is ignored.
-        readBody: async () => {
+        readBody: async (check) => {
           if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
-          await runMiddleware(parseJson, req, res);
+          await runMiddleware(parserFor(check), req, res);
           // Where the router parses the request again (validation), it finds the body too.
           request.body = req.body;
           return req.body;

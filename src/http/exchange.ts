@@ -1,4 +1,5 @@
 import type { RequestFacts } from './observability';
+import type { RawBodyCheck } from './unknown-field-flood';
 
 /**
  * What the operation router needs of an HTTP exchange besides the request's parts: where it
@@ -15,6 +16,9 @@ export interface Exchange {
   clientAddress(): string;
   /** Counts the request against its verified key's quota; rejects with the 429 problem past it. */
   countRequest(keyId: string): Promise<void>;
-  /** Reads and parses the body on the methods that take one; rejects with its problem. */
-  readBody(): Promise<unknown>;
+  /**
+   * Reads and parses the body on the methods that take one; rejects with its problem. `check`
+   * looks at the body's bytes first, once they are known to be UTF-8.
+   */
+  readBody(check?: RawBodyCheck): Promise<unknown>;
 }

@@ -26,6 +26,7 @@ import { requireDocumentedMediaType } from './media-types';
 import { ProblemError } from './problems';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
+import { unknownFieldFloodCheck } from './unknown-field-flood';
 import type { AuthFailureBudget } from './rate-limit';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
@@ -155,7 +156,7 @@ export async function createOperationRouter(
       await exchange.countRequest((context.security.bearerAuth as Principal).keyId);
       requireScope(context);
       requireDocumentedMediaType(context);
-      context.request.requestBody = await exchange.readBody();
+      context.request.requestBody = await exchange.readBody(unknownFieldFloodCheck(context.operation));
       refuseIllFormedInput(context);
     },
     validationFail: (context: Context) => {

@@ -1,13 +1,13 @@
 /**
  * Checked before validation: what the schemas cannot say (text that cannot be stored as sent;
  * integers in a query spelt other than in plain decimal digits, which ajv's coercion would take
- * as numbers: `0x10`, `1e1`, `+5`, ` 5`), and a body of more unknown fields than a problem lists,
- * which validation would describe one by one.
+ * as numbers: `0x10`, `1e1`, `+5`, ` 5`). A body of more unknown fields than a problem lists was
+ * refused before it was parsed (unknown-field-flood.ts).
  */
 import type { Context, Operation } from 'openapi-backend';
 import type { components } from '../../generated/api';
 import { ProblemError } from './problems';
-import { describeIssues, maxIssues, validationIssues, type FieldHints } from './validation-issues';
+import { describeIssues } from './validation-issues';
 
 type ValidationIssue = components['schemas']['ValidationIssue'];
 
@@ -40,47 +40,6 @@ function illFormedText(value: unknown, path: string[], issues: ValidationIssue[]
   }
 }
 
-interface BodyFields {
-  known: Set<string>;
-  required: string[];
-}
-const bodyFields = new WeakMap<Operation, BodyFields | null>();
-
-/** The fields an operation's JSON body may and must have, when its schema allows no others; found once per operation. */
-function bodyFieldsOf(operation: Operation): BodyFields | null {
-  let fields = bodyFields.get(operation);
-  if (fields === undefined) {
-    const body = operation.requestBody as { content?: Record<string, { schema?: { additionalProperties?: unknown; properties?: object; required?: string[] } }> } | undefined;
-    const schema = body?.content?.['application/json']?.schema;
-    fields = schema?.additionalProperties === false ? { known: new Set(Object.keys(schema.properties ?? {})), required: schema.required ?? [] } : null;
-    bodyFields.set(operation, fields);
-  }
-  return fields;
-}
-
-/**
- * A body with more unknown fields than a problem lists is refused before validation: ajv would
- * describe every one of them (thousands, in a 64 KiB body) only for all but the first few to be
- * counted. The problem is the one validation gives: the first fields, and how many more.
- */
-function refuseUnknownFieldFlood(context: Context): void {
-  const fields = bodyFieldsOf(context.operation);
-  const body: unknown = context.request.requestBody;
-  if (fields === null || body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const unknown = Object.keys(body).filter((key) => !fields.known.has(key));
-  if (unknown.length <= maxIssues) return;
-  const missing = fields.required.filter((field) => !Object.hasOwn(body, field));
-  const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
-  const error = (keyword: string, params: object) => ({ keyword, instancePath: '/requestBody', params, schemaPath: '', message: '' });
-  const errors = [
-    ...missing.map((field) => error('required', { missingProperty: field })),
-    ...unknown.slice(0, maxIssues).map((field) => error('additionalProperties', { additionalProperty: field })),
-  ];
-  const { issues } = validationIssues(errors, hints);
-  const notListed = missing.length + unknown.length - issues.length;
-  throw new ProblemError('invalid-request', describeIssues(issues, notListed), { errors: issues, errorsNotListed: notListed });
-}
-
 const integerQueryParameters = new WeakMap<Operation, string[]>();
 
 /** The operation's query parameters whose schema is an integer, found once per operation. */
@@ -101,7 +60,6 @@ export function refuseIllFormedInput(context: Context): void {
     const value = query[name];
     if (typeof value === 'string' && !plainDecimal.test(value)) issues.push({ in: 'query', name, message: 'must be a whole number in plain decimal digits (such as 20)' });
   }
-  refuseUnknownFieldFlood(context);
   illFormedText(context.request.requestBody, [], issues);
   if (issues.length > 0) throw new ProblemError('invalid-request', describeIssues(issues), { errors: issues });
 }

@@ -112,6 +112,24 @@ describe('every error is a problem document with the right status', () => {
     expect([few.json.errors.length, few.json.errors_not_listed]).toEqual([2, undefined]);
   });
 
+  it('counts a field sent twice once, and lists fields by the names they spell', async () => {
+    // 30 unknown fields, each sent twice, one spelt with an escape; the name is there.
+    const fields = Array.from({ length: 30 }, (_, i) => `"extra${i}": ${i}`);
+    const body = `{"name": "n", "\u0065scaped": 1, ${fields.join(', ')}, ${fields.join(', ')}}`;
+    const res = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expect([res.json.errors.length, res.json.errors_not_listed]).toEqual([20, 11]);
+    expect(res.json.errors[0]).toEqual({ in: 'body', pointer: '/escaped', message: expect.any(String) });
+  });
+
+  it('a body of many unknown fields that is not JSON is 400 malformed-json', async () => {
+    const fields = Array.from({ length: 300 }, (_, i) => `"extra${i}": ${i}`).join(', ');
+    for (const body of [`{${fields},}`, `{${fields}`, `{${fields}} x`, `{"name": 'n', ${fields}}`]) {
+      const res = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body });
+      expect([res.status, res.json.type]).toEqual([400, '/problems/malformed-json']);
+    }
+  });
+
   it('a path id that is not a UUID is 400 naming the parameter', async () => {
     const res = await api.send('DELETE', '/v1/projects/12345', { key });
     expect(res.status).toBe(400);
