@@ -57,6 +57,9 @@ describe('request logs', () => {
     const line = await logLineOf('log-me');
     expect(line).toMatchObject({ method: 'PATCH', route: '/v1/projects/{project_id}', operation: 'updateProject', status: 200, request_id: 'log-me' });
     expect(typeof line.duration_ms).toBe('number');
+    // The time of the line, in ISO form, not one left from an earlier millisecond.
+    expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Math.abs(Date.now() - Date.parse(String(line.time)))).toBeLessThan(5000);
     expect(logLines.filter((l) => l.request_id === 'log-me')).toHaveLength(1);
     const everything = JSON.stringify(logLines);
     for (const secret of [key, key.slice(3), 'secret-body-content', 'another-secret', project!.project_id]) expect(everything).not.toContain(secret);
@@ -74,6 +77,10 @@ describe('metrics', () => {
     expect(text).toMatch(/^http_requests_total\{operation="listProjects",status="200"\} [1-9]/m);
     expect(text).toMatch(/^http_requests_total\{operation="getTask",status="404"\} [1-9]/m);
     expect(text).toMatch(/^http_request_duration_seconds_bucket\{le="0.1",operation="listProjects",status="200"\} [1-9]/m);
+    // A series counts on: the next request is added to the same one.
+    const listed = (metrics: string) => Number(/^http_requests_total\{operation="listProjects",status="200"\} (\d+)/m.exec(metrics)![1]);
+    await api.client(key).GET('/v1/projects');
+    expect(listed(await (await fetch(`${api.baseUrl}/metrics`)).text())).toBe(listed(text) + 1);
     expect(text).toMatch(/^db_pool_connections_used \d+/m);
     expect(text).toMatch(/^db_pool_acquires_pending \d+/m);
   });
