@@ -52,13 +52,17 @@ async function ensureOneKnexLockRow(knex: Knex): Promise<void> {
   await ensureRow(knex, 'knex_migrations_lock', { index: 1, is_locked: 0 });
 }
 
-/** Claims the one owner row for `owner`; false while another start owns it. */
-async function claimOwnership(knex: Knex, owner: string): Promise<boolean> {
+/** The owner table and its one row, made once per start, before it first tries to own them. */
+async function ensureOwnerRow(knex: Knex): Promise<void> {
   await ensureTable(knex, ownerTable, (table) => {
     table.integer('id').primary();
     table.string('owner', 36).nullable();
   });
   await ensureRow(knex, ownerTable, { id: 1, owner: null });
+}
+
+/** Claims the one owner row for `owner`; false while another start owns it. */
+async function claimOwnership(knex: Knex, owner: string): Promise<boolean> {
   try {
     return (await knex(ownerTable).where({ id: 1 }).whereNull('owner').update({ owner })) === 1;
   } catch (error) {
@@ -80,6 +84,7 @@ async function releaseOwnership(knex: Knex, owner: string): Promise<void> {
 export async function migrateToLatest(knex: Knex, options: { onWait?: () => void } = {}): Promise<string[]> {
   const owner = randomUUID();
   const deadline = Date.now() + ownerWaitMs;
+  await ensureOwnerRow(knex);
   for (let waiting = false; ; waiting = true) {
     if (await claimOwnership(knex, owner)) {
       try {
