@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
+import type { GaleraAware } from './pipelined-connection';
 import { queriesAsText } from './query-text';
 import { boundStatements } from './statement-timeout';
 
@@ -124,6 +125,7 @@ function setUpSession(connection: { query(...args: unknown[]): unknown }, settin
     query("SHOW VARIABLES LIKE 'wsrep_on'", (err, rows) => {
       if (err) return done(err, connection);
       if ((rows as Array<{ Value?: string }>)[0]?.Value !== 'ON') return done(null, connection);
+      (connection as GaleraAware).oneStatementAPacket = true;
       query(`SET SESSION wsrep_sync_wait = ${syncWait}`, (err) => done(err, connection));
     });
   });
