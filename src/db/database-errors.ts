@@ -70,6 +70,7 @@ const unavailableErrnos = new Set([1969, 1927]);
 
 const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
 const duplicateKeyCodes = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
+const nullViolationCodes = new Set(['ER_BAD_NULL_ERROR', 'SQLITE_CONSTRAINT_NOTNULL']);
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -94,6 +95,12 @@ export function isWriteConflict(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = codeOf(error);
   return code !== undefined && foreignKeyCodes.has(code);
+}
+
+/** A NULL given to a NOT NULL column. */
+export function isNullViolation(error: unknown): boolean {
+  const code = codeOf(error);
+  return code !== undefined && nullViolationCodes.has(code);
 }
 
 export function isDuplicateKey(error: unknown): boolean {

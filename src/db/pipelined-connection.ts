@@ -4,7 +4,7 @@
  * COMMIT. On MySQL they go as one multi-statement packet (on a Galera node, one at a time: see
  * GaleraAware): one round trip instead of several. On this two-core machine each round trip costs
  * the service and MariaDB CPU as well as time: a create went from four (BEGIN, the task, its
- * event, COMMIT) to two.
+ * event, COMMIT) to one.
  *
  * It sits under knex, so knex builds and runs every statement as usual and sees the answer of the
  * one it sent; the held statements' answers are dropped, their failures are its failure.
@@ -14,6 +14,15 @@ import type { Knex } from 'knex';
 export interface Statement {
   sql: string;
   bindings: readonly unknown[];
+}
+
+/**
+ * A held statement, and what its failure means to the work that held it: its answer is not
+ * waited for, so a statement that can be refused says here how (a typed error, or undefined when
+ * the failure is not one it knows).
+ */
+export interface HeldStatement extends Statement {
+  failureMeans?(error: unknown): Error | undefined;
 }
 
 type Callback = (error: unknown, results?: unknown, fields?: unknown) => void;
@@ -43,9 +52,14 @@ export interface PipelinedConnection {
   readonly idle: boolean;
   /** Whether BEGIN has gone to the database. */
   readonly begun: boolean;
-  hold(statement: Statement): void;
+  hold(statement: HeldStatement): void;
   /** Forgets what is held (the transaction is being rolled back). */
   drop(): void;
+  /**
+   * What a failure means: when `error` is the failure of a packet that carried held statements,
+   * the typed error of the first of them that knows it; otherwise `error` itself.
+   */
+  explain(error: unknown): unknown;
 }
 
 /**
@@ -54,8 +68,14 @@ export interface PipelinedConnection {
  * order the work made them, so the benchmark's statement check sees every statement and packet.
  */
 export function pipelined(knex: Knex, connection: DriverConnection, opening: readonly Statement[]): PipelinedConnection {
-  const held: Statement[] = [];
+  const held: HeldStatement[] = [];
   let begun = false;
+  // The held statements of the last packet that failed, and its error.
+  let failed: { error: unknown; statements: HeldStatement[] } | undefined;
+  const noteFailure = (error: unknown, statements: HeldStatement[]) => {
+    failed = { error, statements };
+    return error;
+  };
   const announce = (statement: Statement) =>
     knex.client.emit('query', { __knexUid: connection.__knexUid, sql: statement.sql, bindings: statement.bindings, pipelined: true });
   const takeHeld = () => {
@@ -73,12 +93,13 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
           query(options: { sql: string }, bindings: unknown[] | undefined, callback: Callback) {
             const before = takeHeld();
             if (before.length === 0) return connection.query!(options, bindings, callback);
-            if (connection.oneStatementAPacket) return inTurn(connection, before, () => connection.query!(options, bindings, callback), callback);
+            const noting: Callback = (error, results, fields) => callback(error && noteFailure(error, before), results, fields);
+            if (connection.oneStatementAPacket) return inTurn(connection, before, () => connection.query!(options, bindings, callback), noting);
             const sql = [...before.map((statement) => statement.sql), options.sql].join(';\n');
             const allBindings = [...before.flatMap((statement) => statement.bindings), ...(bindings ?? [])];
             // A multi-statement answers with one result (and one list of fields) per statement.
             return connection.query!({ ...options, sql }, allBindings, (error, results, fields) =>
-              error ? callback(error) : callback(null, (results as unknown[]).at(-1), (fields as unknown[]).at(-1)),
+              error ? noting(error) : callback(null, (results as unknown[]).at(-1), (fields as unknown[]).at(-1)),
             );
           },
         }
@@ -86,7 +107,12 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
           __knexUid: connection.__knexUid,
           // better-sqlite3 runs in-process: no round trip to save, the held statements simply run first.
           prepare(sql: string) {
-            for (const statement of takeHeld()) connection.prepare!(statement.sql).run(formatBindings(knex, statement.bindings));
+            const before = takeHeld();
+            try {
+              for (const statement of before) connection.prepare!(statement.sql).run(formatBindings(knex, statement.bindings));
+            } catch (error) {
+              throw noteFailure(error, before);
+            }
             return connection.prepare!(sql);
           },
         };
@@ -106,6 +132,14 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
     },
     drop() {
       held.length = 0;
+    },
+    explain(error) {
+      if (failed === undefined || failed.error !== error) return error;
+      for (const statement of failed.statements) {
+        const meaning = statement.failureMeans?.(error);
+        if (meaning !== undefined) return meaning;
+      }
+      return error;
     },
   };
 }

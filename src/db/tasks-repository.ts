@@ -2,9 +2,8 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
-import { affectedRows } from './affected-rows';
 import { compileSelect } from './compiled-select';
-import { isForeignKeyViolation, translatingErrors } from './database-errors';
+import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
 import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
@@ -56,12 +55,16 @@ function toTask(row: TaskRow): Task {
 const insertedColumns = ['task_id', 'project_id', 'title', 'description', 'status', 'created_at', 'updated_at', 'version'] as const;
 
 /**
- * One statement: the row is inserted only if the tenant has the project (and, by the foreign
- * key, only while it exists); no row inserted means no such project.
+ * One statement that fails unless the tenant has the project: the project's id is read from the
+ * tenant's projects inside the insert, so for any other project it is NULL, which the column
+ * refuses (and a project deleted meanwhile fails the foreign key). Failing, rather than inserting
+ * no row, is what lets it go unanswered in one packet with the event's insert and COMMIT: the
+ * statements after a failed one never run.
  */
-const insertIfProjectOfTenant =
-  `insert into tasks (${insertedColumns.join(', ')}) select ${insertedColumns.map(() => '?').join(', ')} ` +
-  'from projects where project_id = ? and tenant_id = ?';
+const insertIntoProjectOfTenant =
+  `insert into tasks (${insertedColumns.join(', ')}) values (` +
+  insertedColumns.map((column) => (column === 'project_id' ? '(select project_id from projects where project_id = ? and tenant_id = ?)' : '?')).join(', ') +
+  ')';
 
 export function tasksRepository(knex: Knex, events: EventsRepository) {
   const ofTenant = (tenantId: string, taskId: string) =>
@@ -90,13 +93,12 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
         updated_at: now,
         version: 1,
       };
-      const inserted = await write.trx
-        .raw(insertIfProjectOfTenant, [...insertedColumns.map((column) => row[column] as Knex.Value), task.project_id, tenantId])
-        .catch((error: unknown) => {
-          // The project was deleted while the row went in.
-          throw isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : error;
-        });
-      if (affectedRows(inserted) === 0) throw new UnknownProjectError(task.project_id);
+      const bindings = insertedColumns.flatMap((column) => (column === 'project_id' ? [task.project_id, tenantId] : [row[column] as Knex.Value]));
+      write.trx.later({
+        sql: insertIntoProjectOfTenant,
+        bindings,
+        failureMeans: (error) => (isNullViolation(error) || isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : undefined),
+      });
       const created = versioned(row);
       await events.record(write, { tenantId, type: 'task.created', projectId: row.project_id, object: created.value });
       return created;

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { DatabaseUnavailableError } from '../errors';
 import { isUnavailable, isWriteConflict } from './database-errors';
-import { pipelined, type Statement } from './pipelined-connection';
+import { pipelined, type HeldStatement, type Statement } from './pipelined-connection';
 
 /** Where queries are built: knex itself (the pool), or a transaction's one connection. */
 export interface QuerySource {
@@ -24,9 +24,9 @@ export interface Transaction extends QuerySource {
    * A write whose answer the work does not wait for (its SQL and bindings, as a builder's
    * `toSQL()` gives them): it goes to the database with the next statement the work runs, or
    * with COMMIT, in the same round trip (see pipelined-connection). If it fails, that statement
-   * fails, and the transaction with it.
+   * fails, and the transaction with it, with the error its `failureMeans` names.
    */
-  later(statement: Statement): void;
+  later(statement: HeldStatement): void;
 }
 
 /** The transaction a request's changes go into, and the request they are recorded against. */
@@ -73,14 +73,15 @@ export async function inTransaction<T>(knex: Knex, requestId: string, work: (wri
     const pipe = pipelined(knex, connection as object, opening);
     const trx: Transaction = Object.assign((table: string) => knex(table).connection(pipe.connection), {
       raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) => knex.raw(sql, bindings).connection(pipe.connection),
-      later: (statement: Statement) => pipe.hold(statement),
+      later: (statement: HeldStatement) => pipe.hold(statement),
     });
     try {
       const result = await work({ trx, requestId });
       // Work that sent nothing has nothing to commit.
       if (!pipe.idle) await trx.raw('COMMIT');
       return result;
-    } catch (error) {
+    } catch (thrown) {
+      const error = pipe.explain(thrown);
       pipe.drop();
       if (pipe.begun) await trx.raw('ROLLBACK').catch(() => {});
       if (!isWriteConflict(error) || attempt >= conflictTries) throw unavailableOr(error);

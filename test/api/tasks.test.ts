@@ -1,4 +1,4 @@
-import { startTestService, type TestService } from '../support/test-service';
+import { startTestService, type RawResponse, type TestService } from '../support/test-service';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const missingId = '0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01';
@@ -83,6 +83,36 @@ describe('POST /v1/tasks', () => {
     expect(res.status).toBe(422);
     expect(res.json.type).toBe('/problems/unknown-project');
     expect(await api.service.knex('tasks').where('project_id', missingId).count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  it('answers every create racing its project\'s delete with 201 and its event, or 422 and nothing', async () => {
+    const { data: project } = await api.client(key).POST('/v1/projects', { body: { name: 'Deleted under load' } });
+    const answers: RawResponse[] = [];
+    // Four writers create until their project is gone; the delete comes once some have gone in.
+    const writer = async () => {
+      for (let i = 0; ; i++) {
+        const answer = await api.send('POST', '/v1/tasks', json({ project_id: project!.project_id, title: `race ${i}` }));
+        answers.push(answer);
+        if (answer.status !== 201) return;
+      }
+    };
+    const writers = Promise.all(Array.from({ length: 4 }, writer));
+    while (answers.length < 20) await new Promise((resolve) => setTimeout(resolve, 1));
+    const deleted = await api.send('DELETE', `/v1/projects/${project!.project_id}`, { key });
+    await writers;
+
+    expect(deleted.status).toBe(204);
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([422, 422, 422, 422]);
+    expect(answers.filter((answer) => answer.status === 422).every((answer) => answer.json.type === '/problems/unknown-project')).toBe(true);
+    const created = answers.filter((answer) => answer.status === 201).map((answer) => answer.json.task_id as string);
+    // Numbered a moment after they commit: read until every acknowledged create's event is there.
+    const recorded = async () => {
+      const events = await api.send('GET', `/v1/events?project_id=${project!.project_id}&type=task.created&limit=200`, { key });
+      return events.json.data.map((event: { data: { object: { task_id: string } } }) => event.data.object.task_id as string);
+    };
+    const deadline = Date.now() + 5000;
+    while ((await recorded()).length < created.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await recorded()).sort()).toEqual(created.sort());
   });
 });
 
