@@ -11,7 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { UnknownEventError } from '../errors';
 import { translatingErrors } from './database-errors';
-import { toEvent, type EventRow, type NumberedEvent } from './events-repository';
+import { numbered, toEvent, type EventRow, type NumberedEvent } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 import { inTransaction, type QuerySource, type Transaction, type WriteContext } from './transactions';
@@ -154,7 +154,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
       const event: { event_id: string; type: EventType } | undefined = await trx('events')
         .first('event_id', 'type')
         .where({ event_id: eventId, tenant_id: tenantId })
-        .whereNotNull('sequence');
+        .modify(numbered);
       if (event === undefined) throw new UnknownEventError(eventId);
       const now = nowForDb();
       const row = plannedAttempt(endpointId, event, 1, now, now);

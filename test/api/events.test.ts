@@ -3,6 +3,8 @@
  * none; paging, filters, long polling, retention and tenancy.
  */
 import type { components } from '../../generated/api';
+import { v7 as uuidv7 } from 'uuid';
+import { awaitingNumber } from '../../src/db/events-repository';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { startTestService, type RawResponse, type TestService } from '../support/test-service';
 
@@ -161,6 +163,22 @@ describe('GET /v1/events', () => {
   });
 });
 
+describe('a rolling upgrade', () => {
+  it('numbers an event that an older instance wrote without a sequence (NULL)', async () => {
+    const apiKey = await api.createKey('upgrade');
+    const { data: project } = await api.client(apiKey).POST('/v1/projects', { body: { name: 'upgraded' } });
+    await settled(1, apiKey);
+    const [written] = await api.service.knex('events').where('project_id', project!.project_id);
+    await api.service.knex('events').insert({ ...written, event_id: uuidv7(), sequence: null, request_id: 'older-instance' });
+    expect((await settled(2, apiKey)).map((e) => e.request_id)).toEqual([written.request_id, 'older-instance']);
+    await api.client(apiKey).PATCH('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } }, body: { name: 'after' } });
+
+    const events = await settled(3, apiKey);
+    expect(events.map((e) => [e.sequence, e.type])).toEqual([[1, 'project.created'], [2, 'project.created'], [3, 'project.updated']]);
+    expect(events[1].request_id).toBe('older-instance');
+  });
+});
+
 describe('long polling', () => {
   const endCursor = async (apiKey = key) => (await feed('?limit=200', apiKey)).json.next_cursor as string;
 
@@ -229,7 +247,7 @@ describe('retention', () => {
       const start = (await kept.send('GET', '/v1/events?limit=1', { key: apiKey })).json.next_cursor;
       const twoDaysAgo = toDbTimestamp(new Date(Date.now() - 2 * 86_400_000).toISOString());
       const deadline = Date.now() + 5000;
-      while ((await kept.service.knex('events').whereNull('sequence').count({ n: '*' }))[0].n != 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while ((await kept.service.knex('events').modify(awaitingNumber).count({ n: '*' }))[0].n != 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       await kept.service.knex('events').whereIn('sequence', [1, 2]).update({ created_at: twoDaysAgo });
       while (Number((await kept.service.knex('events').count({ n: '*' }))[0].n) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 

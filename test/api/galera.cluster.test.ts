@@ -102,7 +102,7 @@ async function feedEnd(base: string): Promise<string> {
 /** The feed once every committed event has its number (numbering runs a moment behind the commits). */
 async function numberedFeed(base: string, node: GaleraNode): Promise<Event[]> {
   const deadline = Date.now() + 20_000;
-  while ((await cluster.query<{ n: number }>(node, 'select count(*) as n from events where sequence is null'))[0].n > 0) {
+  while ((await cluster.query<{ n: number }>(node, 'select count(*) as n from events where sequence = 0 or sequence is null'))[0].n > 0) {
     if (Date.now() > deadline) throw new Error('events still unnumbered after 20 s');
     await sleep(100);
   }

@@ -68,7 +68,7 @@ const toTask = (row: TaskRow) => ({
 /** The bindings of a change's event, written in the change's transaction as the service writes it. */
 function eventValues(tenantId: string, type: string, task: ReturnType<typeof toTask>, previous?: object) {
   const data = JSON.stringify({ object: task, previous });
-  return [nowForDb(), data, uuidv7(), task.project_id, uuidv7(), null, tenantId, type];
+  return [nowForDb(), data, uuidv7(), task.project_id, uuidv7(), 0, tenantId, type];
 }
 
 /** Nothing to change: the transaction is rolled back and the answer is 404. */

@@ -10,6 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
+import { numbered } from '../../src/db/events-repository';
 import { nowForDb } from '../../src/db/timestamps';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, withKnex, type Fixture } from './fixture';
@@ -137,7 +138,7 @@ async function webhooksBench(): Promise<void> {
     // database while the endpoint is disabled (a disabled endpoint is planned nothing), then enabled.
     await call('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { enabled: false });
     const planned = await withKnex(database.config, async (knex) => {
-      const eventIds: string[] = await knex('events').where('type', 'task.created').whereNotNull('sequence').orderBy('sequence').limit(backlog).pluck('event_id');
+      const eventIds: string[] = await knex('events').where('type', 'task.created').modify(numbered).orderBy('sequence').limit(backlog).pluck('event_id');
       const now = nowForDb();
       const rows = eventIds.map((eventId) => ({
         delivery_id: uuidv7(),
