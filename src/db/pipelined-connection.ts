@@ -4,7 +4,7 @@
  * COMMIT. On MySQL they go as one multi-statement packet (on a Galera node, one at a time: see
  * GaleraAware): one round trip instead of several. On this two-core machine each round trip costs
  * the service and MariaDB CPU as well as time: a create went from four (BEGIN, the task, its
- * event, COMMIT) to one.
+ * event, COMMIT) to one, an update from five to two (the locking read waits for its row).
  *
  * It sits under knex, so knex builds and runs every statement as usual and sees the answer of the
  * one it sent; the held statements' answers are dropped, their failures are its failure.
@@ -23,6 +23,30 @@ export interface Statement {
  */
 export interface HeldStatement extends Statement {
   failureMeans?(error: unknown): Error | undefined;
+  /**
+   * What its answer means when it is not what the work needs (a conditional write that changed
+   * nothing): the transaction then fails with that error. On a Galera node and on SQLite nothing
+   * after it runs; in a MySQL packet a COMMIT sent with it has run by then, so hold such a
+   * statement only where it cannot miss there (its row locked by the transaction), or where what
+   * is held after it depends on its effect.
+   */
+  answerMeans?(result: unknown): Error | undefined;
+}
+
+/** The failure of a transaction whose held statement answered what `answerMeans` refuses. */
+class RefusedAnswer extends Error {
+  constructor(readonly meaning: Error) {
+    super(`a held statement's answer was refused: ${meaning.message}`);
+  }
+}
+
+/** The refusal of the first of `statements` whose answer (in `results`, in the same order) is refused. */
+function refusal(statements: readonly HeldStatement[], results: readonly unknown[]): RefusedAnswer | undefined {
+  for (const [i, statement] of statements.entries()) {
+    const meaning = statement.answerMeans?.(results[i]);
+    if (meaning !== undefined) return new RefusedAnswer(meaning);
+  }
+  return undefined;
 }
 
 type Callback = (error: unknown, results?: unknown, fields?: unknown) => void;
@@ -57,7 +81,9 @@ export interface PipelinedConnection {
   drop(): void;
   /**
    * What a failure means: when `error` is the failure of a packet that carried held statements,
-   * the typed error of the first of them that knows it; otherwise `error` itself.
+   * the typed error of the first of them that knows it (mysql2 does not say which statement of a
+   * packet failed: a failure names only the errors its own statement can cause); otherwise
+   * `error` itself.
    */
   explain(error: unknown): unknown;
 }
@@ -98,9 +124,11 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
             const sql = [...before.map((statement) => statement.sql), options.sql].join(';\n');
             const allBindings = [...before.flatMap((statement) => statement.bindings), ...(bindings ?? [])];
             // A multi-statement answers with one result (and one list of fields) per statement.
-            return connection.query!({ ...options, sql }, allBindings, (error, results, fields) =>
-              error ? noting(error) : callback(null, (results as unknown[]).at(-1), (fields as unknown[]).at(-1)),
-            );
+            return connection.query!({ ...options, sql }, allBindings, (error, results, fields) => {
+              if (error) return noting(error);
+              const refused = refusal(before, results as unknown[]);
+              return refused ? noting(refused) : callback(null, (results as unknown[]).at(-1), (fields as unknown[]).at(-1));
+            });
           },
         }
       : {
@@ -109,7 +137,10 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
           prepare(sql: string) {
             const before = takeHeld();
             try {
-              for (const statement of before) connection.prepare!(statement.sql).run(formatBindings(knex, statement.bindings));
+              for (const statement of before) {
+                const refused = refusal([statement], [connection.prepare!(statement.sql).run(formatBindings(knex, statement.bindings))]);
+                if (refused) throw refused;
+              }
             } catch (error) {
               throw noteFailure(error, before);
             }
@@ -135,6 +166,7 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
     },
     explain(error) {
       if (failed === undefined || failed.error !== error) return error;
+      if (error instanceof RefusedAnswer) return error.meaning;
       for (const statement of failed.statements) {
         const meaning = statement.failureMeans?.(error);
         if (meaning !== undefined) return meaning;
@@ -144,10 +176,15 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
   };
 }
 
-/** Sends `statements` one after another, each alone, then `last`; the first failure is `callback`'s. */
-function inTurn(connection: DriverConnection, statements: Statement[], last: () => unknown, callback: Callback): void {
+/** Sends `statements` one after another, each alone, then `last`; the first failure or refused answer is `callback`'s. */
+function inTurn(connection: DriverConnection, statements: HeldStatement[], last: () => unknown, callback: Callback): void {
   const send = (i: number): unknown =>
-    i === statements.length ? last() : connection.query!({ sql: statements[i].sql }, [...statements[i].bindings], (error) => (error ? callback(error) : send(i + 1)));
+    i === statements.length
+      ? last()
+      : connection.query!({ sql: statements[i].sql }, [...statements[i].bindings], (error, result) => {
+          const failure = error ?? refusal([statements[i]], [result]);
+          return failure ? callback(failure) : send(i + 1);
+        });
   send(0);
 }
 

@@ -38,7 +38,7 @@ const packet = (...sql: string[]) => sql.join(';\n');
 export const statementsByOperation = {
   createTask: [statements.findKey, packet(statements.begin, statements.insertTask, statements.insertEvent, statements.commit)],
   getTask: [statements.findKey, statements.findTask],
-  updateTask: [statements.findKey, packet(statements.begin, statements.lockTask), statements.updateTaskStatus, packet(statements.insertEvent, statements.commit)],
+  updateTask: [statements.findKey, packet(statements.begin, statements.lockTask), packet(statements.updateTaskStatus, statements.insertEvent, statements.commit)],
   listProjectTasks: [statements.findKey, statements.listTasks],
 };
 
@@ -165,8 +165,11 @@ function main(): void {
         const row = rows[0];
         const now = nowForDb();
         const after = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
-        await connection.query<ResultSetHeader>(statements.updateTaskStatus, [status, after.updated_at, after.version, row.task_id, tenantId, row.version]);
-        await connection.query(packet(statements.insertEvent, statements.commit), eventValues(tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) }));
+        const [answers] = await connection.query(packet(statements.updateTaskStatus, statements.insertEvent, statements.commit), [
+          ...[status, after.updated_at, after.version, row.task_id, tenantId, row.version],
+          ...eventValues(tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) }),
+        ]);
+        if ((answers as ResultSetHeader[])[0].affectedRows === 0) throw new Error('the locked row changed');
         return after;
       });
       if (changed === undefined) return send(res, 404);

@@ -4,6 +4,8 @@
  * every row or none, whichever statement of a packet fails.
  */
 import type { Knex } from 'knex';
+import { affectedRows } from '../../src/db/affected-rows';
+import { isDuplicateKey } from '../../src/db/database-errors';
 import { inTransaction } from '../../src/db/transactions';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
@@ -87,4 +89,50 @@ it('sends nothing for work that fails before its first statement, and holds noth
   expect(failing.packets).toBe(0);
   await inTransaction(knex, 'request', async ({ trx }) => trx.later(insert('d-2')));
   expect(await projectIds('d-')).toEqual(['d-2']);
+});
+
+it("fails with what a held statement's failure means; a failure it does not know stays the database's", async () => {
+  await knex('projects').insert(project('e-taken'));
+  class TakenError extends Error {}
+  const named = { failureMeans: (error: unknown) => (isDuplicateKey(error) ? new TakenError('taken') : undefined) };
+  const attempt = inTransaction(knex, 'request', async ({ trx }) => {
+    trx.later({ ...insert('e-taken'), ...named });
+    trx.later(insert('e-1'));
+  });
+  await expect(attempt).rejects.toBeInstanceOf(TakenError);
+  const unknown = inTransaction(knex, 'request', async ({ trx }) => {
+    trx.later({ ...insert('e-2'), failureMeans: () => undefined });
+    trx.later(insert('e-taken'));
+  });
+  await expect(unknown).rejects.toMatchObject({ message: expect.stringMatching(testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/) });
+  expect(await projectIds('e-')).toEqual(['e-taken']);
+});
+
+it("fails with what a held statement's answer means, and what was held after it, conditional on it, changes nothing", async () => {
+  await knex('projects').insert(project('f-1'));
+  class ChangedNothing extends Error {}
+  const rename = (version: number) => ({
+    ...knex('projects').where({ project_id: 'f-1', version }).update({ name: 'renamed', version: version + 1 }).toSQL(),
+    answerMeans: (result: unknown) => (affectedRows(result) === 0 ? new ChangedNothing() : undefined),
+  });
+  // Written only where the rename took effect, as a change's event is.
+  const renamedTwin = (version: number) => ({
+    sql: "insert into projects (project_id, tenant_id, name, description, created_at, updated_at, version) select 'f-2', tenant_id, name, description, created_at, updated_at, 1 from projects where project_id = 'f-1' and version = ?",
+    bindings: [version],
+  });
+  const stale = inTransaction(knex, 'request', async ({ trx }) => {
+    trx.later(rename(7));
+    trx.later(renamedTwin(8));
+  });
+  await expect(stale).rejects.toBeInstanceOf(ChangedNothing);
+  expect(await knex('projects').where('project_id', 'like', 'f-%').select('project_id', 'name', 'version')).toEqual([{ project_id: 'f-1', name: 'f-1', version: 1 }]);
+
+  await inTransaction(knex, 'request', async ({ trx }) => {
+    trx.later(rename(1));
+    trx.later(renamedTwin(2));
+  });
+  expect(await knex('projects').where('project_id', 'like', 'f-%').orderBy('project_id').select('project_id', 'name', 'version')).toEqual([
+    { project_id: 'f-1', name: 'renamed', version: 2 },
+    { project_id: 'f-2', name: 'renamed', version: 1 },
+  ]);
 });
