@@ -75,7 +75,8 @@ export function decodeEventCursor(cursor: string): number {
  * and was rewritten (12 µs less MariaDB CPU an event, 57 to 45, measured side by side). Events
  * written by an instance older than this, during a rolling upgrade, wait with NULL.
  */
-export const awaitingNumber = (q: Knex.QueryBuilder) => q.where((w) => w.where('sequence', 0).orWhereNull('sequence'));
+const awaitingNumberSql = '(sequence = 0 or sequence is null)';
+export const awaitingNumber = (q: Knex.QueryBuilder) => q.whereRaw(awaitingNumberSql);
 /** Events that have their number. */
 export const numbered = (q: Knex.QueryBuilder) => q.where('sequence', '>', 0);
 
@@ -214,7 +215,7 @@ export function eventsRepository(knex: Knex) {
           return [event.event_id, sequence] as const;
         });
         const numbered = await trx.raw(
-          `update events set sequence = case event_id ${numbers.map(() => 'when ? then ?').join(' ')} end where event_id in (${numbers.map(() => '?').join(', ')}) and (sequence = 0 or sequence is null)`,
+          `update events set sequence = case event_id ${numbers.map(() => 'when ? then ?').join(' ')} end where event_id in (${numbers.map(() => '?').join(', ')}) and ${awaitingNumberSql}`,
           [...numbers.flat(), ...numbers.map(([eventId]) => eventId)],
         );
         if (affectedRows(numbered) !== numbers.length) throw new WriteConflictError();

@@ -24,7 +24,8 @@ export interface Transaction extends QuerySource {
    * A write whose answer the work does not wait for (its SQL and bindings, as a builder's
    * `toSQL()` gives them): it goes to the database with the next statement the work runs, or
    * with COMMIT, in the same round trip (see pipelined-connection). If it fails, that statement
-   * fails, and the transaction with it, with the error its `failureMeans` names.
+   * fails, and the transaction with it, with the error its `failureMeans` names; an answer its
+   * `answerMeans` refuses fails it too.
    */
   later(statement: HeldStatement): void;
 }

@@ -166,7 +166,12 @@ function main(): void {
         const now = nowForDb();
         const after = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
         const [answers] = await connection.query(packet(statements.updateTaskStatus, statements.insertEvent, statements.commit), [
-          ...[status, after.updated_at, after.version, row.task_id, tenantId, row.version],
+          status,
+          after.updated_at,
+          after.version,
+          row.task_id,
+          tenantId,
+          row.version,
           ...eventValues(tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) }),
         ]);
         if ((answers as ResultSetHeader[])[0].affectedRows === 0) throw new Error('the locked row changed');
