@@ -1,0 +1,94 @@
+/**
+ * Following the event feed: every event of the tenant once, in `sequence` order, each with the
+ * cursor to store once it is handled, so a consumer that stops and resumes from its stored cursor
+ * misses nothing and repeats nothing. Long polls while nothing is new; waits and goes on when the
+ * service is busy or unreachable; throws CursorExpiredError when the cursor is no longer served
+ * (resynchronise from the resources, then follow from the error's `latestCursor`).
+ */
+import type { EventType, TypedEvent } from './types';
+import { ProblemError } from './problems';
+
+export interface FollowOptions {
+  /** A stored cursor, `'latest'` (only what happens from now on) or `'oldest'` (the default: every kept event). */
+  from?: string;
+  /** Only events of these types (the cursor still moves past the others). */
+  types?: EventType[];
+  /** Only events of this project. */
+  projectId?: string;
+  /** Stops following: the iteration ends. */
+  signal?: AbortSignal;
+  /** How long one request waits for a new event (1–30 s; default 30). */
+  waitSeconds?: number;
+  /** Events per page (1–200; default 200). */
+  limit?: number;
+}
+
+/** An event, and the cursor that resumes the feed right after it. */
+export type FollowedEvent = TypedEvent & { cursor: string };
+
+export class CursorExpiredError extends Error {
+  override readonly name = 'CursorExpiredError';
+  constructor(
+    /** The feed's head when the service answered: follow from here after resynchronising. */
+    readonly latestCursor: string | undefined,
+    readonly problem: ProblemError,
+  ) {
+    super(problem.detail);
+  }
+}
+
+/** The cursor that reads on after `sequence` (the service's cursor format, which this kit ships with). */
+export function cursorAfter(sequence: number): string {
+  return btoa(JSON.stringify({ after: sequence })).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Reads one page of the feed, throwing a ProblemError for an error answer (retries are below it). */
+export type FeedPageReader = (query: {
+  cursor?: string;
+  from?: 'latest';
+  limit: number;
+  wait: number;
+  type?: EventType[];
+  project_id?: string;
+}, signal?: AbortSignal) => Promise<{ data: TypedEvent[]; next_cursor: string; has_more: boolean }>;
+
+const pauseAfterFailureMs = (failures: number) => Math.min(30_000, 500 * 2 ** Math.min(failures, 6)) * (0.5 + Math.random() / 2);
+
+export async function* follow(readPage: FeedPageReader, options: FollowOptions = {}): AsyncGenerator<FollowedEvent> {
+  const { signal, types, projectId } = options;
+  const wait = options.waitSeconds ?? 30;
+  const limit = options.limit ?? 200;
+  const filters = { ...(types ? { type: types } : {}), ...(projectId ? { project_id: projectId } : {}) };
+  let cursor: string | undefined = options.from === 'oldest' || options.from === 'latest' ? undefined : options.from;
+  let latestFirst = options.from === 'latest';
+  let lastYielded = 0;
+  let hasMore = true;
+  let failures = 0;
+  while (!signal?.aborted) {
+    let page: Awaited<ReturnType<FeedPageReader>>;
+    try {
+      page = latestFirst
+        ? await readPage({ from: 'latest', limit, wait: 0, ...filters }, signal)
+        : await readPage({ ...(cursor ? { cursor } : {}), limit, wait: hasMore ? 0 : wait, ...filters }, signal);
+    } catch (error) {
+      if (signal?.aborted) return;
+      if (error instanceof ProblemError && error.status === 410) throw new CursorExpiredError(error.problem.latest_cursor as string | undefined, error);
+      // What retries could not get past (the service busy or unreachable for longer) is waited out;
+      // anything else (a key refused, a request the service calls invalid) ends the following.
+      if (error instanceof ProblemError && error.status !== 429 && error.status !== 503) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseAfterFailureMs(failures++)));
+      continue;
+    }
+    failures = 0;
+    latestFirst = false;
+    for (const event of page.data) {
+      // A page read again (from an older cursor) yields nothing already yielded.
+      if (event.sequence <= lastYielded) continue;
+      lastYielded = event.sequence;
+      yield { ...event, cursor: cursorAfter(event.sequence) };
+      if (signal?.aborted) return;
+    }
+    cursor = page.next_cursor;
+    hasMore = page.has_more;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The client kit as a client team gets it: `npm pack` makes a tarball that installs into an empty
+ * folder (its dependencies from npm's cache) and works from CommonJS, from ESM and from tsc with
+ * its .d.ts; publint and arethetypeswrong find nothing wrong with it; its version is the document's.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { openapiDocumentPath, projectRoot } from '../../src/paths';
+
+const packageDir = path.join(projectRoot, 'clients', 'typescript');
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-client-package-'));
+const app = path.join(folder, 'app');
+let tarball: string;
+const bin = (name: string) => path.join(projectRoot, 'node_modules', '.bin', name);
+const run = (command: string, args: string[], cwd: string) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+beforeAll(() => {
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', folder], packageDir));
+  tarball = path.join(folder, packed[0].filename);
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
+}, 120_000);
+afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+it("carries the document's version", () => {
+  const document = YAML.parse(fs.readFileSync(openapiDocumentPath, 'utf8'));
+  expect(JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version).toBe(document.info.version);
+});
+
+const usage = (load: string) => `${load}
+const event = { event_id: '0193a000-0000-7000-8000-000000000001', sequence: 1, type: 'project.created', created_at: '2026-11-26T00:00:00.000Z', project_id: 'p', request_id: 'r', data: { object: {} } };
+const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+const signed = webhooks.signTestWebhook(event, secret);
+const client = kit.createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x' });
+console.log(JSON.stringify([typeof client.tasks.list, webhooks.verifyWebhook(signed.body, signed.headers, secret).type, kit.isProblem(new Error('x'))]));
+`;
+const expected = JSON.stringify(['function', 'project.created', false]);
+
+it('works from CommonJS', () => {
+  fs.writeFileSync(path.join(app, 'use.cjs'), usage("const kit = require('@task-tracker/client'); const webhooks = require('@task-tracker/client/webhooks');"));
+  expect(run(process.execPath, ['use.cjs'], app).trim()).toBe(expected);
+});
+
+it('works from ESM', () => {
+  fs.writeFileSync(path.join(app, 'use.mjs'), usage("import * as kit from '@task-tracker/client'; import * as webhooks from '@task-tracker/client/webhooks';"));
+  expect(run(process.execPath, ['use.mjs'], app).trim()).toBe(expected);
+});
+
+it('type-checks with tsc from its .d.ts, and refuses what the document does not allow', () => {
+  fs.writeFileSync(
+    path.join(app, 'use.ts'),
+    `import { createClient, isProblem, type TypedEvent } from '@task-tracker/client';
+import { verifyWebhook } from '@task-tracker/client/webhooks';
+export async function use(headers: Record<string, string | string[] | undefined>, body: string): Promise<string> {
+  const client = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x' });
+  const event: TypedEvent = verifyWebhook(body, headers, ['whsec_a', 'whsec_b']);
+  if (event.type === 'task.updated') return event.data.previous.status ?? event.data.object.title;
+  try {
+    for await (const task of client.tasks.list('p', { status: ['done'], sort: '-updated_at' })) return task.title;
+  } catch (error) {
+    if (isProblem(error, 'not-found')) return error.detail;
+  }
+  // @ts-expect-error: 'finished' is no task status
+  await client.tasks.update('t', { status: 'finished' });
+  return '';
+}
+`,
+  );
+  fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(projectRoot, 'node_modules', '@types')] }, files: ['use.ts'] }));
+  const compiled = (() => {
+    try {
+      return run(bin('tsc'), ['-p', 'tsconfig.json'], app);
+    } catch (error) {
+      return (error as { stdout: string }).stdout;
+    }
+  })();
+  expect(compiled).toBe('');
+});
+
+it('passes publint and arethetypeswrong', () => {
+  expect(run(bin('publint'), [packageDir], projectRoot)).toMatch(/All good!/);
+  expect(() => run(bin('attw'), [tarball], projectRoot)).not.toThrow();
+});
