@@ -1,0 +1,140 @@
+/**
+ * `npm run -s events -- listen --forward-to URL` follows the event feed of the key's tenant and
+ * POSTs each event to a local URL, signed as Standard Webhooks with a local secret, so a webhook
+ * receiver on a laptop gets real events with no endpoint registered and nothing exposed.
+ * `npm run -s events -- trigger TYPE` makes a change of that type, in a project of its own.
+ * Both work against any instance: TASK_TRACKER_URL (default http://127.0.0.1:3000) and
+ * TASK_TRACKER_API_KEY.
+ *
+ *   listen --forward-to URL [--types task.created,task.updated] [--from latest|oldest|CURSOR]
+ *   trigger project.created|project.updated|project.deleted|task.created|task.updated|task.deleted
+ *
+ * The secret (printed at start) and the cursor of each URL and key are kept in a file under the
+ * user's home (TASK_TRACKER_LISTEN_STATE names another), so a listener restarted signs with the
+ * same secret and resumes after the last event it forwarded.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createClient, type EventType, type TaskTrackerClient } from '../../clients/typescript/src';
+import { signTestWebhook } from '../../clients/typescript/src/webhooks';
+
+class UsageError extends Error {}
+
+const eventTypes: EventType[] = ['project.created', 'project.updated', 'project.deleted', 'task.created', 'task.updated', 'task.deleted'];
+const usage = `usage: npm run -s events -- listen --forward-to URL [--types TYPE,...] [--from latest|oldest|CURSOR]
+       npm run -s events -- trigger ${eventTypes.join('|')}
+with TASK_TRACKER_API_KEY (and TASK_TRACKER_URL, default http://127.0.0.1:3000)`;
+
+interface ListenState {
+  secret: string;
+  /** The cursor after the last event forwarded, by a hash of the service's URL, the key and the target. */
+  cursors: Record<string, string>;
+}
+
+const statePath = () => process.env.TASK_TRACKER_LISTEN_STATE || path.join(os.homedir(), '.config', 'task-tracker', 'listen.json');
+
+function readState(): ListenState {
+  try {
+    return JSON.parse(fs.readFileSync(statePath(), 'utf8')) as ListenState;
+  } catch {
+    const state = { secret: `whsec_${randomBytes(32).toString('base64')}`, cursors: {} };
+    writeState(state);
+    return state;
+  }
+}
+
+function writeState(state: ListenState): void {
+  fs.mkdirSync(path.dirname(statePath()), { recursive: true });
+  // Written whole and renamed, so a listener killed mid-write leaves the last state, not half of one.
+  const temporary = `${statePath()}.${process.pid}`;
+  fs.writeFileSync(temporary, JSON.stringify(state), { mode: 0o600 });
+  fs.renameSync(temporary, statePath());
+}
+
+function connect(): { client: TaskTrackerClient; url: string; apiKey: string } {
+  const apiKey = process.env.TASK_TRACKER_API_KEY;
+  if (!apiKey) throw new UsageError('TASK_TRACKER_API_KEY is not set');
+  const url = process.env.TASK_TRACKER_URL || 'http://127.0.0.1:3000';
+  return { client: createClient({ baseUrl: url, apiKey }), url, apiKey };
+}
+
+function parseTypes(value: string | undefined): EventType[] | undefined {
+  if (value === undefined) return undefined;
+  const types = value.split(',').map((type) => type.trim());
+  const unknown = types.filter((type) => !(eventTypes as string[]).includes(type));
+  if (unknown.length > 0) throw new UsageError(`--types takes ${eventTypes.join(', ')}, not ${unknown.join(', ')}`);
+  return types as EventType[];
+}
+
+/** Posts one signed event; the receiver's status, or why there is none. */
+async function forward(target: string, body: string, headers: Record<string, string>): Promise<string> {
+  try {
+    const response = await fetch(target, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000), redirect: 'manual' });
+    await response.body?.cancel();
+    return String(response.status);
+  } catch (error) {
+    return `failed (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message})`;
+  }
+}
+
+async function listen(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'forward-to': { type: 'string' }, types: { type: 'string' }, from: { type: 'string' } } });
+  const target = values['forward-to'];
+  if (!target || !/^https?:\/\//.test(target)) throw new UsageError('listen needs --forward-to http://HOST:PORT/PATH');
+  const types = parseTypes(values.types);
+  const { client, url, apiKey } = connect();
+  const state = readState();
+  const place = createHash('sha256').update(`${url}\n${apiKey}\n${target}`).digest('base64url').slice(0, 22);
+  const from = values.from ?? state.cursors[place] ?? 'latest';
+  console.log(`Forwarding ${types ? types.join(', ') : 'every event'} of ${url} to ${target}, from ${values.from ?? (state.cursors[place] ? 'where the last listener stopped' : 'now on')}.`);
+  console.log(`Signed with ${state.secret} (the same on every start; kept in ${statePath()}).`);
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  process.once('SIGTERM', () => stop.abort());
+  for await (const event of client.events.follow({ from, types, signal: stop.signal })) {
+    const { cursor, ...delivered } = event;
+    const signed = signTestWebhook(delivered, state.secret);
+    const started = performance.now();
+    const outcome = await forward(target, signed.body, { ...signed.headers, 'user-agent': 'task-tracker-listen' });
+    console.log(`${new Date().toISOString()}  ${event.type.padEnd(15)}  #${event.sequence}  ${outcome}  ${Math.round(performance.now() - started)} ms`);
+    state.cursors[place] = cursor;
+    writeState(state);
+  }
+}
+
+/** Makes one change of `type` through the API, in a project of its own. */
+async function trigger(args: string[]): Promise<void> {
+  const [type] = args;
+  if (!(eventTypes as Array<string | undefined>).includes(type)) throw new UsageError(`trigger takes one of ${eventTypes.join(', ')}`);
+  const { client } = connect();
+  const project = await client.projects.create({ name: 'Triggered by events trigger' });
+  const made = async () => {
+    if (type.startsWith('project.')) {
+      if (type === 'project.updated') await client.projects.update(project.project_id, { description: 'Updated by events trigger' });
+      if (type === 'project.deleted') await client.projects.delete(project.project_id);
+      return `project ${project.project_id}`;
+    }
+    const task = await client.tasks.create({ project_id: project.project_id, title: 'Triggered task' });
+    if (type === 'task.updated') await client.tasks.update(task.task_id, { status: 'in_progress' });
+    if (type === 'task.deleted') await client.tasks.delete(task.task_id);
+    return `task ${task.task_id}`;
+  };
+  console.log(`${type}: ${await made()}`);
+}
+
+async function main(): Promise<void> {
+  const [command, ...args] = process.argv.slice(2);
+  if (command === 'listen') return listen(args);
+  if (command === 'trigger') return trigger(args);
+  throw new UsageError(command ? `unknown command ${command}` : 'a command is needed');
+}
+
+// Exits as soon as the work is done: fetch's kept-alive connections would hold the process a few seconds more.
+main().then(() => process.exit(0), (error) => {
+  if (error instanceof UsageError) console.error(`${error.message}\n${usage}`);
+  else console.error(error instanceof Error ? error.message : error);
+  process.exit(error instanceof UsageError ? 2 : 1);
+});
