@@ -1,5 +1,5 @@
 # Each target installs from the lockfile first when node_modules is missing or older than it.
-.PHONY: run test contract bench mock mock-dynamic generate migrate lint clean
+.PHONY: run test contract bench mock mock-dynamic sandbox sandbox-proxy generate migrate lint clean
 
 INSTALLED := node_modules/.installed
 
@@ -30,6 +30,14 @@ mock: $(INSTALLED)
 # The same, with data generated from the schemas.
 mock-dynamic: $(INSTALLED)
 	npm run mock:dynamic
+
+# The real service on a throwaway SQLite file, with demo tenants, keys and data (see the README).
+sandbox: $(INSTALLED)
+	npm run sandbox
+
+# The sandbox behind Prism's validating proxy on the mock's port, 4010.
+sandbox-proxy: $(INSTALLED)
+	npm run sandbox:proxy
 
 generate: $(INSTALLED)
 	npm run generate

@@ -166,9 +166,21 @@ export interface paths {
          *     (long polling). An event is numbered, and visible here, well under a second after its
          *     change is acknowledged.
          *
+         *     `from=latest` answers an empty page whose `next_cursor` is the position after the
+         *     tenant's newest event (`has_more: false`): a consumer that wants only what happens from
+         *     now on starts there; with `wait=N` it long-polls from there. `from` and `cursor` together
+         *     are a `400`.
+         *
          *     Events are kept 30 days: a cursor that points before the oldest kept event is `410`
-         *     (`/problems/cursor-expired`); resynchronise from the resources, then follow the feed
-         *     from a new walk.
+         *     (`/problems/cursor-expired`). So is a cursor past the tenant's newest event, which this
+         *     feed cannot have given (a restored database, another deployment, another tenant); the
+         *     problem's `detail` says which. Both carry `latest_cursor`, the newest position when the
+         *     problem was answered.
+         *
+         *     Resynchronising, after a `410` or when starting afresh: take `latest_cursor` (or the
+         *     `next_cursor` of `from=latest`) first, then read the resources again, then follow the
+         *     feed from that cursor. A change made meanwhile is then seen twice (in the resources and
+         *     in the feed), never missed.
          */
         get: operations["listEvents"];
         put?: never;
@@ -202,7 +214,14 @@ export interface paths {
          *     loopback, private, link-local, unique-local, multicast or unspecified address (IPv4 or
          *     IPv6, IPv4-mapped IPv6 included, however the address is spelt): otherwise `400` naming
          *     `url`. A service configured for development (`WEBHOOK_ALLOW_PRIVATE_TARGETS=true`)
-         *     allows `http` and such addresses.
+         *     allows `http` and such addresses. A URL with user information (`https://user:pass@host/`)
+         *     is refused the same way, in every configuration. A refusal never says what a host name
+         *     resolved to, only that its address is not allowed.
+         *
+         *     A tenant has at most 20 endpoints, enabled or not (the service's default): registering
+         *     one more is `422` with `/problems/limit-reached`, whose `limit` member gives the limit.
+         *     Delete an endpoint to make room. With an `Idempotency-Key`, a retry answers the first
+         *     answer again, `secret` included.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -304,6 +323,8 @@ export interface paths {
          * @description Plans a new delivery of one of the tenant's kept events to this endpoint, whatever its
          *     `event_types`, with a retry schedule of its own: its first attempt is made at once (once
          *     the endpoint is enabled). `event_id` naming no kept event of the tenant is `422`.
+         *     At most 60 redeliveries a minute per endpoint, whatever their outcome: past it, `429`
+         *     with `Retry-After`.
          */
         post: operations["createWebhookDelivery"];
         delete?: never;
@@ -387,7 +408,7 @@ export interface components {
          */
         ProjectCreate: {
             name: components["schemas"]["ProjectName"];
-            /** @default  */
+            /** @description Optional; when absent the description is `""` (an empty string). */
             description?: components["schemas"]["ProjectDescription"];
         };
         /**
@@ -577,9 +598,9 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description An absolute https URL, up to 2,000 characters, whose host is not and does not resolve to
-         *     a loopback, private, link-local, unique-local, multicast or unspecified address (http and
-         *     such hosts only where the service allows private targets).
+         * @description An absolute https URL, up to 2,000 characters, without user information, whose host is
+         *     not and does not resolve to a loopback, private, link-local, unique-local, multicast or
+         *     unspecified address (http and such hosts only where the service allows private targets).
          * @example https://hooks.example.com/task-tracker
          */
         WebhookUrl: string;
@@ -667,7 +688,7 @@ export interface components {
         WebhookEndpointCreate: {
             url: components["schemas"]["WebhookUrl"];
             event_types?: components["schemas"]["WebhookEventTypes"];
-            /** @default  */
+            /** @description Optional; when absent the description is `""` (an empty string). */
             description?: components["schemas"]["WebhookDescription"];
         };
         /**
@@ -791,39 +812,27 @@ export interface components {
          *     |---|---|---|
          *     | `/problems/malformed-json` | 400 | the body is not valid JSON |
          *     | `/problems/malformed-request` | 400 | HTTP cannot parse the request (malformed framing, a control character in a header value) |
-         *     | `/problems/invalid-request` | 400 | a body, path or query value breaks the schema; `errors` lists each problem |
+         *     | `/problems/invalid-request` | 400 | a body, path or query value breaks the schema, or a body is nested more than 32 levels deep; `errors` lists each problem |
          *     | `/problems/invalid-cursor` | 400 | a `cursor` that cannot be decoded, names a position no item can have, or belongs to another `sort` |
          *     | `/problems/unauthenticated` | 401 | a missing, malformed, unknown or revoked key |
          *     | `/problems/insufficient-scope` | 403 | the key lacks the scope the operation needs |
          *     | `/problems/not-found` | 404 | no such project, task or webhook endpoint for this tenant |
          *     | `/problems/route-not-found` | 404 | no such path |
          *     | `/problems/method-not-allowed` | 405 | the path has no such method |
-         *     | `/problems/cursor-expired` | 410 | an event `cursor` before the oldest kept event |
+         *     | `/problems/cursor-expired` | 410 | an event `cursor` before the oldest kept event, or past the tenant's newest event; `latest_cursor` says where to resume |
          *     | `/problems/request-timeout` | 408 | the headers or the whole request did not arrive in time |
          *     | `/problems/precondition-failed` | 412 | `If-Match` names none of the resource's current ETags |
          *     | `/problems/payload-too-large` | 413 | a body over 64 KiB |
-         *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON |
+         *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON, or not JSON in UTF-8 |
          *     | `/problems/idempotency-in-progress` | 409 | a request with the same `Idempotency-Key` is still running |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
          *     | `/problems/unknown-event` | 422 | `event_id` names no kept event of this tenant |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body |
+         *     | `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may; `limit` gives the limit |
          *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
-         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, or the client address has failed authentication too often |
+         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, or a webhook endpoint has had its redeliveries for the minute |
          *     | `/problems/internal-error` | 500 | an unexpected fault |
          *     | `/problems/service-unavailable` | 503 | the database cannot be reached |
-         * @example {
-         *       "type": "/problems/invalid-request",
-         *       "title": "Invalid request",
-         *       "status": 400,
-         *       "detail": "The request does not match the contract: body /name is required.",
-         *       "errors": [
-         *         {
-         *           "in": "body",
-         *           "pointer": "/name",
-         *           "message": "is required"
-         *         }
-         *       ]
-         *     }
          */
         Problem: {
             /**
@@ -853,6 +862,19 @@ export interface components {
              * @example 281
              */
             errors_not_listed?: number;
+            /**
+             * Format: int32
+             * @description Present for `/problems/limit-reached`: the limit that was reached.
+             * @example 20
+             */
+            limit?: number;
+            /**
+             * @description Present for `/problems/cursor-expired`: the feed's position after the tenant's newest
+             *     event when the problem was answered. Resynchronise by reading the resources again,
+             *     then follow the feed from this cursor.
+             * @example eyJhZnRlciI6NDJ9
+             */
+            latest_cursor?: string;
         };
     };
     responses: {
@@ -996,7 +1018,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body's Content-Type is not one this operation takes. */
+        /** @description The body's Content-Type is not one this operation takes, or it names a `charset` other than `utf-8` (JSON is UTF-8 only). */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1032,6 +1054,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The body is well formed, but the tenant has as many webhook endpoints as it may (delete
+         *     one to make room), or the Idempotency-Key was used with another body.
+         */
+        UnprocessableWebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A request with the same Idempotency-Key is still running; retry when it has finished. */
         IdempotencyInProgress: {
             headers: {
@@ -1044,7 +1081,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The cursor points before the oldest kept event; resynchronise from the resources. */
+        /**
+         * @description The cursor points before the oldest kept event, or past the tenant's newest event;
+         *     resynchronise from the resources, then follow the feed from `latest_cursor`.
+         */
         CursorExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
@@ -1073,6 +1113,23 @@ export interface components {
          *     authentication too often this minute; retry after `Retry-After` seconds.
          */
         TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The endpoint has had its 60 redeliveries for this minute, or the key has used its quota,
+         *     or the client's address has failed authentication too often; retry after `Retry-After`
+         *     seconds.
+         */
+        TooManyRedeliveries: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -1160,21 +1217,33 @@ export interface components {
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
         /**
          * @description Change only if the resource still has one of these ETags (or exists, for `*`);
-         *     otherwise `412` and nothing changes. Guards against lost updates.
+         *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+         *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+         *     naming the header, not compared.
          * @example "3"
          */
         IfMatch: components["schemas"]["EntityTagList"];
         /**
-         * @description Answer `304` with no body if the resource still has one of these ETags.
+         * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
+         *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
+         *     `400` naming the header.
          * @example "3"
          */
         IfNoneMatch: components["schemas"]["EntityTagList"];
         /**
          * @description The `next_cursor` of an earlier page, as it was given: an opaque position in the feed.
-         *     A cursor that cannot be decoded is a `400`; one before the oldest kept event is a `410`.
+         *     A cursor that cannot be decoded is a `400`; one before the oldest kept event, or past
+         *     the tenant's newest event, is a `410`.
          * @example eyJhZnRlciI6Mn0
          */
         EventCursor: string;
+        /**
+         * @description Where to start without a `cursor`: `latest` answers an empty page whose `next_cursor` is
+         *     the position after the tenant's newest event (with `wait`, held until an event comes).
+         *     Not allowed with `cursor` (`400`).
+         * @example latest
+         */
+        EventFrom: "latest";
         /**
          * @description Only events of these types; repeat the parameter for several (`?type=task.created&type=task.updated`).
          * @example [
@@ -1190,7 +1259,10 @@ export interface components {
         EventProjectFilter: components["schemas"]["Uuid"];
         /**
          * @description Seconds to hold the request when no matching event is waiting after the cursor,
-         *     answering as soon as one is numbered (long polling); `0` answers at once.
+         *     answering as soon as one is numbered (long polling); `0` answers at once. A key holds
+         *     at most `LONG_POLLS_PER_KEY` (default 10) long polls at once, and a tenant's keys
+         *     together `LONG_POLLS_PER_TENANT` (default 50), on each instance: past either, a poll is
+         *     answered at once, as `wait=0` would be.
          * @example 25
          */
         Wait: number;
@@ -1361,7 +1433,9 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Answer `304` with no body if the resource still has one of these ETags.
+                 * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
+                 *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
+                 *     `400` naming the header.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1406,7 +1480,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
-                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+                 *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+                 *     naming the header, not compared.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1448,7 +1524,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
-                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+                 *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+                 *     naming the header, not compared.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1617,7 +1695,9 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Answer `304` with no body if the resource still has one of these ETags.
+                 * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
+                 *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
+                 *     `400` naming the header.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1662,7 +1742,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
-                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+                 *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+                 *     naming the header, not compared.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1704,7 +1786,9 @@ export interface operations {
             header?: {
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
-                 *     otherwise `412` and nothing changes. Guards against lost updates.
+                 *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+                 *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+                 *     naming the header, not compared.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1755,10 +1839,18 @@ export interface operations {
             query?: {
                 /**
                  * @description The `next_cursor` of an earlier page, as it was given: an opaque position in the feed.
-                 *     A cursor that cannot be decoded is a `400`; one before the oldest kept event is a `410`.
+                 *     A cursor that cannot be decoded is a `400`; one before the oldest kept event, or past
+                 *     the tenant's newest event, is a `410`.
                  * @example eyJhZnRlciI6Mn0
                  */
                 cursor?: components["parameters"]["EventCursor"];
+                /**
+                 * @description Where to start without a `cursor`: `latest` answers an empty page whose `next_cursor` is
+                 *     the position after the tenant's newest event (with `wait`, held until an event comes).
+                 *     Not allowed with `cursor` (`400`).
+                 * @example latest
+                 */
+                from?: components["parameters"]["EventFrom"];
                 /**
                  * @description The most items a page holds, in plain decimal digits (`limit=20`). A page also stops
                  *     growing at about 1 MiB of JSON, so a page of long items may hold fewer; its
@@ -1781,7 +1873,10 @@ export interface operations {
                 project_id?: components["parameters"]["EventProjectFilter"];
                 /**
                  * @description Seconds to hold the request when no matching event is waiting after the cursor,
-                 *     answering as soon as one is numbered (long polling); `0` answers at once.
+                 *     answering as soon as one is numbered (long polling); `0` answers at once. A key holds
+                 *     at most `LONG_POLLS_PER_KEY` (default 10) long polls at once, and a tenant's keys
+                 *     together `LONG_POLLS_PER_TENANT` (default 50), on each instance: past either, a poll is
+                 *     answered at once, as `wait=0` would be.
                  * @example 25
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1860,7 +1955,20 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+                 *     to the first request's answer in the same transaction as its change, so a retry after
+                 *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+                 *     while the first request still runs waits for it and answers as it did; `409` if the
+                 *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+                 *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+                 *     hours.
+                 * @example 4f1c2b9e-retry-safe-create
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1870,12 +1978,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The endpoint was registered; its `secret` is shown now and never again (rotate it to get a new one). */
+            /** @description The endpoint was registered; its `secret` is shown now and never again (rotate it to get a new one), but for a replay of the same Idempotency-Key. */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1886,8 +1995,10 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableWebhookEndpoint"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2131,7 +2242,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnknownEvent"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyRedeliveries"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -47,6 +47,16 @@ export interface Config {
   keepAliveTimeoutSeconds: number;
   /** Connections served at once; more are closed as they arrive. 0: no cap. */
   maxConnections: number;
+  /**
+   * Connections one client address may hold at once (0: no cap): counted by the socket's address,
+   * except for sockets from the proxies TRUST_PROXY names, whose forwarded clients each get this
+   * many requests in progress instead.
+   */
+  maxConnectionsPerAddress: number;
+  /** Long polls of the event feed one key may hold at once (0: no cap); past it a poll answers at once. */
+  longPollsPerKey: number;
+  /** Long polls one tenant's keys may hold at once, together (0: no cap). */
+  longPollsPerTenant: number;
   /** How long a client has to take a whole answer once it is written, before its connection is closed. */
   slowReaderTimeoutSeconds: number;
   /** The longest one database statement may run before its request answers 503 (MySQL only). */
@@ -57,6 +67,10 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** Development and tests: webhook targets may be http and on loopback, private and other internal addresses. */
   webhookAllowPrivateTargets: boolean;
+  /** The most webhook endpoints, enabled or not, one tenant may have. */
+  webhookEndpointsPerTenant: number;
+  /** Webhook delivery attempts in flight at once on this instance, over every endpoint and tenant. */
+  webhookMaxInFlight: number;
 }
 
 export class ConfigError extends Error {}
@@ -100,13 +114,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisTimeoutMs: parseMilliseconds('REDIS_TIMEOUT_MS', env.REDIS_TIMEOUT_MS, 10),
     ...parseHttpTimeouts(env),
     maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
+    maxConnectionsPerAddress: parseCount('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 100),
+    ...parseLongPolls(env),
     slowReaderTimeoutSeconds: parseTimeout('SLOW_READER_TIMEOUT_SECONDS', env.SLOW_READER_TIMEOUT_SECONDS, 30),
     statementTimeoutSeconds: parseTimeout('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, 5),
     webhookTimeoutSeconds: parseTimeout('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
     webhookRetryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateTargets: parseBoolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', env.WEBHOOK_ALLOW_PRIVATE_TARGETS, false),
+    webhookEndpointsPerTenant: parseLimit('WEBHOOK_ENDPOINTS_PER_TENANT', env.WEBHOOK_ENDPOINTS_PER_TENANT, 20),
+    webhookMaxInFlight: parseLimit('WEBHOOK_MAX_IN_FLIGHT', env.WEBHOOK_MAX_IN_FLIGHT, defaultWebhookMaxInFlight),
   };
 }
+
+/**
+ * An attempt in flight holds its event three or four times over (the row's text, the parsed
+ * Event, the signed body, undici's copy): about 1 MB for the largest event allowed (a task.updated
+ * with a 10,000-character description before and after, every character escaped), 40 to 160 KB
+ * for ordinary large ones. 64 of them stay within about half of the 128 MB old space `npm start`
+ * gives the process, beside its own 30 MB of live data and the requests it serves.
+ */
+const defaultWebhookMaxInFlight = 64;
 
 /** The documented retry schedule: about 28 hours in all. */
 export const defaultRetrySchedule = '5s,5m,30m,2h,5h,10h,10h';
@@ -145,6 +172,15 @@ function parseHttpTimeouts(env: NodeJS.ProcessEnv) {
   return { headersTimeoutSeconds, requestTimeoutSeconds, keepAliveTimeoutSeconds };
 }
 
+/** A tenant may hold this many times what one key may, unless LONG_POLLS_PER_TENANT says otherwise. */
+const longPollKeysPerTenant = 5;
+
+function parseLongPolls(env: NodeJS.ProcessEnv) {
+  const longPollsPerKey = parseCount('LONG_POLLS_PER_KEY', env.LONG_POLLS_PER_KEY, 10);
+  const longPollsPerTenant = parseCount('LONG_POLLS_PER_TENANT', env.LONG_POLLS_PER_TENANT, longPollsPerKey * longPollKeysPerTenant);
+  return { longPollsPerKey, longPollsPerTenant };
+}
+
 /** Names express's 'trust proxy' understands besides addresses and subnets. */
 const proxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -179,6 +215,13 @@ function parseTimeout(name: string, value: string | undefined, fallback: number)
 function parseCount(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   if (!/^\d{1,9}$/.test(value)) throw new ConfigError(`${name} must be a whole number (0 turns it off), not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** A limit that cannot be turned off (up to the bound the document gives a problem's `limit`). */
+function parseLimit(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^[1-9]\d{0,6}$/.test(value) || Number(value) > 1_000_000) throw new ConfigError(`${name} must be a whole number from 1 to 1000000, not ${JSON.stringify(value)}`);
   return Number(value);
 }
 

@@ -56,10 +56,33 @@ export class IdempotencyKeyBusyError extends Error {
   }
 }
 
-/** An event cursor points before the oldest kept event: events after it are gone. */
+/**
+ * An event cursor names a position the feed cannot continue from: events after it are gone
+ * (retention), or it is past the tenant's newest numbered event, so this feed never gave it
+ * (a restored database, another deployment or tenant). Either way the consumer resynchronises
+ * from `latestCursor`, the head when this was found.
+ */
 export class CursorExpiredError extends Error {
-  constructor() {
-    super("Events after this cursor's position are no longer kept; read the resources again, then follow the feed anew.");
+  constructor(
+    readonly reason: 'removed' | 'ahead',
+    readonly latestCursor: string,
+  ) {
+    super(
+      reason === 'removed'
+        ? "Events after this cursor's position are no longer kept; take latest_cursor, read the resources again, then follow the feed from latest_cursor."
+        : "This cursor is past the newest event of this feed, so this feed did not give it (a restored database, another deployment or another tenant); take latest_cursor, read the resources again, then follow the feed from latest_cursor.",
+    );
+  }
+}
+
+/** A query parameter or header that the schema accepts but that cannot be used as sent. */
+export class InvalidParameterError extends Error {
+  constructor(
+    readonly location: 'query' | 'header',
+    readonly parameter: string,
+    readonly reason: string,
+  ) {
+    super(`The request is not acceptable: ${location} ${parameter} ${reason}.`);
   }
 }
 
@@ -67,6 +90,13 @@ export class CursorExpiredError extends Error {
 export class UnknownEventError extends Error {
   constructor(readonly eventId: string) {
     super(`No kept event ${eventId} exists.`);
+  }
+}
+
+/** The tenant has as many webhook endpoints as it may have; nothing was registered. */
+export class LimitReachedError extends Error {
+  constructor(readonly limit: number) {
+    super(`This tenant has ${limit} webhook endpoints, the most it may have; delete one to register another.`);
   }
 }
 

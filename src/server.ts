@@ -5,11 +5,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
+import { startKnownKeys, type KnownKeys } from './api-keys/known-keys';
 import { startCleanup } from './cleanup/expired-rows';
 import { startEventNumbering, type EventNumbering } from './events/event-numbering';
 import { startFeedWatcher, type FeedWatcher } from './events/feed-watcher';
 import type { Config } from './config';
-import { createKnex } from './db/knex';
+import { backgroundPoolSizes, createKnex } from './db/knex';
 import { migrateToLatest } from './db/migrate';
 import { createRepositories } from './db/repositories';
 import { createApp, httpServerFor } from './http/app';
@@ -18,8 +19,9 @@ import { createCountingStores, type CountingStores } from './http/counting-store
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
-import { authFailureBudget, perKeyRateLimit } from './http/rate-limit';
+import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
+import { startDeliveryPlanning, type DeliveryPlanning } from './webhooks/delivery-planning';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker';
 import { targetGuard } from './webhooks/target-guard';
 
@@ -48,42 +50,66 @@ export async function startService(config: Config, options: { logDestination?: D
     await migrator.destroy();
   }
   const knex = createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000);
+  // Work beside requests has small pools of its own, so however much it has to do, requests keep
+  // every connection of theirs, and numbering never queues behind webhook work. Not on SQLite:
+  // there each pool is one connection to the file, and better-sqlite3 waits for another
+  // connection's write lock synchronously, blocking the event loop that connection's transaction
+  // needs to finish; one shared connection takes turns instead.
+  const poolFor = (size: number) => (config.database.client === 'sqlite' ? knex : createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000, size));
+  const numberingKnex = poolFor(backgroundPoolSizes.numbering);
+  const webhooksKnex = poolFor(backgroundPoolSizes.webhooks);
+  const closePools = async () => {
+    for (const pool of new Set([knex, numberingKnex, webhooksKnex])) await pool.destroy();
+  };
   let counting: CountingStores | undefined;
   let numbering: EventNumbering | undefined;
   let feed: FeedWatcher | undefined;
   let deliveries: DeliveryWorker | undefined;
+  let knownKeys: KnownKeys | undefined;
+  let planning: DeliveryPlanning | undefined;
   try {
     const document = loadDocument();
     counting = createCountingStores({ redisUrl: config.redisUrl, redisTimeoutMs: config.redisTimeoutMs, logger });
     const authFailures = authFailureBudget({ perMinute: config.authFailuresPerMinute, stores: counting });
     const countRequest = perKeyRateLimit({ perMinute: config.rateLimitPerMinute, stores: counting, logger });
     const repositories = createRepositories(knex, { onChangeCommitted: () => numbering?.poke() });
-    feed = startFeedWatcher(repositories, { logger });
-    deliveries = startDeliveryWorker(repositories, {
+    // Only the failure budget needs to tell real keys from made-up ones before looking them up.
+    if (authFailures) knownKeys = await startKnownKeys(repositories.apiKeys, { logger });
+    const numberingRepositories = createRepositories(numberingKnex);
+    const background = createRepositories(webhooksKnex);
+    feed = startFeedWatcher(numberingRepositories, { logger, perKey: config.longPollsPerKey, perTenant: config.longPollsPerTenant });
+    deliveries = startDeliveryWorker(background, {
       logger,
       timeoutMs: config.webhookTimeoutSeconds * 1000,
       retryScheduleMs: config.webhookRetryScheduleMs,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
+      maxInFlight: config.webhookMaxInFlight,
     });
     const worker = deliveries;
-    numbering = startEventNumbering(repositories, {
+    const planner = startDeliveryPlanning(background, { logger, onPlanned: () => worker.poke() });
+    planning = planner;
+    const watcher = feed;
+    numbering = startEventNumbering(numberingRepositories, {
       logger,
-      onNumbered: feed.numbered,
-      planDeliveries: repositories.webhookDeliveries.planForEvents,
-      onDeliveriesPlanned: () => worker.poke(),
+      onNumbered: (lastSequences) => {
+        watcher.numbered(lastSequences);
+        planner.plan(lastSequences.keys());
+      },
+      onLeaseTaken: () => planner.catchUp(),
     });
     const webhookTargets = targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets });
-    const api = await createOperationRouter(document.definition, repositories, feed, webhookTargets, authFailures);
+    const webhookFences = { endpointsPerTenant: config.webhookEndpointsPerTenant, countRedelivery: redeliveryLimit({ stores: counting }) };
+    const api = await createOperationRouter(document.definition, repositories, feed, webhookTargets, webhookFences, authFailures, knownKeys);
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex);
-    const app = createApp({ document, api, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, shutdown, countRequest });
+    const app = createApp({ document, api, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, maxConnectionsPerAddress: config.maxConnectionsPerAddress, shutdown, countRequest });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
-    const cleanup = startCleanup(repositories, { intervalMs: config.cleanupIntervalSeconds * 1000, eventRetentionDays: config.eventRetentionDays, logger });
+    const cleanup = startCleanup(background, { intervalMs: config.cleanupIntervalSeconds * 1000, eventRetentionDays: config.eventRetentionDays, logger });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     return {
@@ -109,18 +135,23 @@ export async function startService(config: Config, options: { logDestination?: D
         clearTimeout(deadline);
         await cleanup.stop();
         await numbering?.stop();
+        // What is left unplanned is planned by the next instance to number events.
+        await planning?.stop();
         // Attempts in flight are called off and their claims given back, for another instance.
         await deliveries?.stop();
+        await knownKeys?.stop();
         await counting?.close();
-        await knex.destroy();
+        await closePools();
       },
     };
   } catch (error) {
     feed?.stop();
     await numbering?.stop();
+    await planning?.stop();
     await deliveries?.stop();
+    await knownKeys?.stop();
     await counting?.close();
-    await knex.destroy();
+    await closePools();
     throw error;
   }
 }

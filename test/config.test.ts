@@ -11,16 +11,28 @@ it('has the documented defaults', () => {
     requestTimeoutSeconds: 30,
     keepAliveTimeoutSeconds: 5,
     maxConnections: 1000,
+    maxConnectionsPerAddress: 100,
+    longPollsPerKey: 10,
+    longPollsPerTenant: 50,
     statementTimeoutSeconds: 5,
     webhookTimeoutSeconds: 10,
     webhookRetryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     webhookAllowPrivateTargets: false,
+    webhookEndpointsPerTenant: 20,
+    webhookMaxInFlight: 64,
   });
+  expect(loadConfig({ WEBHOOK_ENDPOINTS_PER_TENANT: '1' }).webhookEndpointsPerTenant).toBe(1);
+  expect(loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '8' }).webhookMaxInFlight).toBe(8);
 });
 
 it('takes WEBHOOK_RETRY_SCHEDULE as durations, and WEBHOOK_ALLOW_PRIVATE_TARGETS as true or false', () => {
   expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms, 1s,2m,1h,1d' }).webhookRetryScheduleMs).toEqual([250, 1000, 120_000, 3_600_000, 86_400_000]);
   expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '0.5' })).toMatchObject({ webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 0.5 });
+});
+
+it('holds a tenant to five keys\' long polls unless LONG_POLLS_PER_TENANT says otherwise', () => {
+  expect(loadConfig({ LONG_POLLS_PER_KEY: '4' })).toMatchObject({ longPollsPerKey: 4, longPollsPerTenant: 20 });
+  expect(loadConfig({ LONG_POLLS_PER_KEY: '4', LONG_POLLS_PER_TENANT: '6' })).toMatchObject({ longPollsPerKey: 4, longPollsPerTenant: 6 });
 });
 
 it('takes TRUST_PROXY as a hop count or as proxy addresses, subnets and named ranges', () => {
@@ -35,6 +47,9 @@ it.each([
   ['AUTH_FAILURES_PER_MINUTE', '-1', {}],
   ['REDIS_TIMEOUT_MS', '0', {}],
   ['MAX_CONNECTIONS', 'many', {}],
+  ['MAX_CONNECTIONS_PER_ADDRESS', '-5', {}],
+  ['LONG_POLLS_PER_KEY', 'ten', {}],
+  ['LONG_POLLS_PER_TENANT', '1.5', {}],
   ['KEEP_ALIVE_TIMEOUT_SECONDS', '0', {}],
   ['DATABASE_STATEMENT_TIMEOUT_SECONDS', '0', {}],
   ['HEADERS_TIMEOUT_SECONDS', '40', { REQUEST_TIMEOUT_SECONDS: '30' }],
@@ -44,6 +59,12 @@ it.each([
   ['WEBHOOK_RETRY_SCHEDULE', '8d', {}],
   ['WEBHOOK_RETRY_SCHEDULE', Array(21).fill('1s').join(','), {}],
   ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes', {}],
+  ['WEBHOOK_ENDPOINTS_PER_TENANT', '0', {}],
+  ['WEBHOOK_ENDPOINTS_PER_TENANT', '1000001', {}],
+  ['WEBHOOK_ENDPOINTS_PER_TENANT', '20 endpoints', {}],
+  ['WEBHOOK_MAX_IN_FLIGHT', '0', {}],
+  ['WEBHOOK_MAX_IN_FLIGHT', '-3', {}],
+  ['WEBHOOK_MAX_IN_FLIGHT', 'lots', {}],
 ])('refuses %s=%s, naming it', (name, value, others) => {
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(name);

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { openapiDocumentPath, projectRoot } from '../paths';
 
@@ -23,6 +24,31 @@ function resolver(document: Node) {
       .reduce<Node | undefined>((at, key) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
     return resolve(target);
   };
+}
+
+/** The names of the component schemas a request can carry (its body and parameters), directly or through others. */
+function requestSchemas(document: Node): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const ref = (node as Node).$ref;
+    if (typeof ref === 'string') {
+      const schema = /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1];
+      if (schema !== undefined && names.has(schema)) return;
+      if (schema !== undefined) names.add(schema);
+      visit(resolver(document)(node as Node));
+      return;
+    }
+    for (const value of Object.values(node)) visit(value);
+  };
+  for (const item of Object.values<Node>(document.paths ?? {})) {
+    visit(item.parameters);
+    for (const method of methods.filter((m) => item[m])) {
+      visit(item[method].parameters);
+      visit(item[method].requestBody);
+    }
+  }
+  return names;
 }
 
 function operations(document: Node): Map<string, { parameters: Node[] }> {
@@ -52,6 +78,36 @@ function schemaChanges(where: string, before: Node | undefined, after: Node | un
   const lostValues = (enumOf(was, resolveBefore) ?? []).filter((value) => !(valuesNow ?? []).includes(value));
   if (valuesNow && lostValues.length > 0) changes.push(`${where}: enum value(s) ${lostValues.join(', ')} removed`);
   return changes;
+}
+
+/** The newest release's version, or undefined when there is none. */
+export function newestReleaseIn(folder: string): { version: string; file: string } | undefined {
+  const versions = fs
+    .readdirSync(folder)
+    .filter((file) => /^\d+\.\d+\.\d+\.yaml$/.test(file))
+    .map((file) => file.slice(0, -'.yaml'.length))
+    .sort(compareVersions);
+  const version = versions[versions.length - 1];
+  return version === undefined ? undefined : { version, file: path.join(folder, `${version}.yaml`) };
+}
+
+/** Semantic versions (MAJOR.MINOR.PATCH) in order: negative when `a` comes first. */
+export function compareVersions(a: string, b: string): number {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+}
+
+/**
+ * What is wrong with the working document's `info.version` beside the newest release, if anything:
+ * a document that differs from the release must carry a newer version, so that what a client
+ * built against a version is never changed under the same number.
+ */
+export function versionProblem(released: Node, current: Node): string | undefined {
+  const [was, is] = [released.info?.version, current.info?.version].map(String);
+  if (!/^\d+\.\d+\.\d+$/.test(is)) return `info.version ${is} is not MAJOR.MINOR.PATCH`;
+  if (isDeepStrictEqual(released, current)) return undefined;
+  if (compareVersions(is, was) <= 0) return `the document differs from release ${was} but its info.version is ${is}: give it a newer version`;
+  return undefined;
 }
 
 /** Every change from `released` to `current` that a client of `released` would trip on. */
@@ -85,6 +141,7 @@ export function findBreakingChanges(released: Node, current: Node): string[] {
     }
   }
 
+  const requested = requestSchemas(current);
   for (const [name, schema] of Object.entries<Node>(released.components?.schemas ?? {})) {
     const successor = current.components?.schemas?.[name];
     if (!successor) {
@@ -97,23 +154,30 @@ export function findBreakingChanges(released: Node, current: Node): string[] {
       if (!now) changes.push(`schema ${name}: field ${property} removed`);
       else changes.push(...schemaChanges(`schema ${name}.${property}`, definition, now, resolveReleased, resolveCurrent));
     }
+    // A field a request may leave out, now required: requests written against the release fail.
+    // In a schema only answers use, a field made required takes nothing from a client.
+    if (requested.has(name)) {
+      const wasRequired = new Set<string>(resolveReleased(schema)?.required ?? []);
+      for (const property of resolveCurrent(successor)?.required ?? []) {
+        if (!wasRequired.has(property)) changes.push(`schema ${name}: field ${property} became required in requests`);
+      }
+    }
   }
   return changes;
 }
 
 function newestRelease(folder: string): string {
-  const versions = fs
-    .readdirSync(folder)
-    .filter((file) => /^\d+\.\d+\.\d+\.yaml$/.test(file))
-    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-  if (versions.length === 0) throw new Error(`no released document in ${folder}`);
-  return path.join(folder, versions[versions.length - 1]);
+  const newest = newestReleaseIn(folder);
+  if (newest === undefined) throw new Error(`no released document in ${folder}`);
+  return newest.file;
 }
 
 function main(): void {
   const releasedPath = newestRelease(path.join(projectRoot, 'openapi', 'released'));
   const read = (file: string) => YAML.parse(fs.readFileSync(file, 'utf8')) as Node;
   const ours = findBreakingChanges(read(releasedPath), read(openapiDocumentPath));
+  const version = versionProblem(read(releasedPath), read(openapiDocumentPath));
+  if (version !== undefined) ours.push(version);
   // openapi-diff reports every addition in full: megabytes for a grown document, past spawnSync's
   // default buffer of 1 MB (which would kill it and read as a failure).
   const diff = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-diff'), [releasedPath, openapiDocumentPath], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });

@@ -48,7 +48,17 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+/** What a person can act on, in one line, for the failures a start commonly meets. */
+function describeStartFailure(error: unknown): unknown {
+  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  const { code, address, port } = (error ?? {}) as { code?: string; address?: string; port?: number };
+  if (code === 'EADDRINUSE') return `cannot listen on ${address}:${port}: the port is in use (set PORT to another port, or stop what holds it)`;
+  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${address}: no interface of this machine has that address (set HOST)`;
+  if (code === 'EACCES') return `cannot listen on ${address}:${port}: permission denied (set PORT to 1024 or above)`;
+  return error;
+}
+
 main().catch((error) => {
-  console.error(error instanceof ConfigError ? `configuration error: ${error.message}` : error);
+  console.error(describeStartFailure(error));
   process.exit(1);
 });

@@ -72,6 +72,29 @@ export function apiKeysRepository(knex: Knex) {
       return row && { keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) };
     },
 
+    /** A page of the active keys' hashes, in key id order, after `afterKeyId` ('' for the first). */
+    async activeHashes(afterKeyId: string, limit: number): Promise<Array<{ key_id: string; key_hash: string }>> {
+      const now = nowForDb();
+      return knex('api_keys')
+        .select('key_id', 'key_hash')
+        .where('key_id', '>', afterKeyId)
+        .whereNull('revoked_at')
+        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+        .orderBy('key_id')
+        .limit(limit);
+    },
+
+    /** The hashes of the active keys created at or after `since`. */
+    async activeHashesCreatedSince(since: Date): Promise<string[]> {
+      const now = nowForDb();
+      const rows: Array<{ key_hash: string }> = await knex('api_keys')
+        .select('key_hash')
+        .where('created_at', '>=', toDbTimestamp(since.toISOString()))
+        .whereNull('revoked_at')
+        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
+      return rows.map((row) => row.key_hash);
+    },
+
     /** Notes that the key was just used; writes at most once a minute per key and instance. */
     async recordUse(keyId: string): Promise<void> {
       const now = Date.now();

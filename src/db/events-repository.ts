@@ -87,11 +87,10 @@ export function changedFields<T extends object>(before: T, after: T): Partial<T>
   return previous;
 }
 
-/** An event just numbered, as the numbering transaction hands it on (to plan its webhook deliveries). */
-export interface NumberedEvent {
+/** An event awaiting its number, as the numbering transaction reads it. */
+interface PendingEvent {
   event_id: string;
   tenant_id: string;
-  type: EventType;
 }
 
 /** The Event exactly as the feed shows it. */
@@ -138,9 +137,13 @@ export function eventsRepository(knex: Knex) {
       trx.later({ sql: insertEvent.sql, bindings: bindingColumns.map((column) => row[column]) });
     },
 
+    /** The position after the tenant's newest numbered event: where a consumer following from now starts. */
+    latest: lastSequenceOf,
+
     /**
      * A page of the tenant's numbered events after a position. CursorExpiredError when events
-     * after that position have been removed by retention.
+     * after that position have been removed by retention, or when the position is past the newest
+     * numbered event (events committed but not numbered yet do not count: no cursor names them).
      */
     async page(tenantId: string, query: FeedQuery): Promise<FeedPage> {
       // Read first, so every event up to it is numbered and visible to the page's own read.
@@ -148,7 +151,8 @@ export function eventsRepository(knex: Knex) {
       const oldestRow = await knex('events').where('tenant_id', tenantId).modify(numbered).min({ oldest: 'sequence' }).first();
       const oldest = oldestRow?.oldest == null ? undefined : Number(oldestRow.oldest);
       const firstKept = oldest ?? last + 1;
-      if (query.after !== undefined && query.after < firstKept - 1) throw new CursorExpiredError();
+      if (query.after !== undefined && query.after > last) throw new CursorExpiredError('ahead', encodeEventCursor(last));
+      if (query.after !== undefined && query.after < firstKept - 1) throw new CursorExpiredError('removed', encodeEventCursor(last));
       const start = query.after ?? firstKept - 1;
       const select = (): Promise<EventRow[]> =>
         knex('events')
@@ -169,6 +173,21 @@ export function eventsRepository(knex: Knex) {
       return { events: rows.map(toEvent), position, hasMore };
     },
 
+    /**
+     * The tenant's numbered events after `after` up to `last` (every one of them numbered and
+     * visible once `last` was read), oldest first, at most `bound` of them, whatever their type
+     * or project: one read that serves every long poll of the tenant (see pageFromRows).
+     */
+    async rowsAfter(tenantId: string, after: number, last: number, bound: number): Promise<EventRow[]> {
+      return knex('events')
+        .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
+        .where('tenant_id', tenantId)
+        .where('sequence', '>', after)
+        .where('sequence', '<=', last)
+        .orderBy('sequence')
+        .limit(bound);
+    },
+
     /** The last sequence given to each of these tenants' events (0 for none yet). */
     async lastSequences(tenantIds: string[]): Promise<Map<string, number>> {
       const rows: Array<{ tenant_id: string; last_sequence: number }> = await knex('event_sequences').select('tenant_id', 'last_sequence').whereIn('tenant_id', tenantIds);
@@ -183,24 +202,21 @@ export function eventsRepository(knex: Knex) {
      * the same state only one commits, wherever they run: the other finds its rows changed (on one
      * server, behind the first's locks) or fails certification (Galera), and runs again. That is
      * why it can run READ COMMITTED, taking no gap locks that inserts of new events would wait on.
-     * `onNumbered` does more in the same transaction with the events it numbered (plans their
-     * webhook deliveries), so that either both happen or neither. Answers how many it numbered,
-     * what `onNumbered` answered, and each numbered tenant's new last sequence; undefined when
+     * Answers how many it numbered and each numbered tenant's new last sequence; undefined when
      * the lease has passed to another holder.
      */
     async numberPending(
       lease: Lease,
       renewLease: (trx: Transaction, lease: Lease) => Promise<boolean>,
       batch: number,
-      onNumbered: (trx: Transaction, events: NumberedEvent[]) => Promise<number> = async () => 0,
-    ): Promise<{ numbered: number; planned: number; lastSequences: Map<string, number> } | undefined> {
-      const none = () => ({ numbered: 0, planned: 0, lastSequences: new Map<string, number>() });
+    ): Promise<{ numbered: number; lastSequences: Map<string, number> } | undefined> {
+      const none = () => ({ numbered: 0, lastSequences: new Map<string, number>() });
       // Most looks find nothing: that costs one read, not a transaction.
       if ((await knex('events').first('event_id').modify(awaitingNumber)) === undefined) return none();
       return inTransaction(knex, 'event-numbering', async ({ trx }) => {
         if (!(await renewLease(trx, lease))) return undefined;
-        const pending: NumberedEvent[] = await trx('events')
-          .select('event_id', 'tenant_id', 'type')
+        const pending: PendingEvent[] = await trx('events')
+          .select('event_id', 'tenant_id')
           .modify(awaitingNumber)
           .orderBy('event_id')
           .limit(batch);
@@ -224,8 +240,7 @@ export function eventsRepository(knex: Knex) {
           if (previous === undefined) await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
           else if ((await trx('event_sequences').where({ tenant_id: tenantId, last_sequence: previous }).update({ last_sequence: sequence })) !== 1) throw new WriteConflictError();
         }
-        const planned = await onNumbered(trx, pending);
-        return { numbered: numbers.length, planned, lastSequences: last };
+        return { numbered: numbers.length, lastSequences: last };
       }, { readCommitted: true });
     },
 

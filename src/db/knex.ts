@@ -9,8 +9,15 @@ import { boundStatements } from './statement-timeout';
 /** How long a request waits for a database connection before it answers 503. */
 const acquireTimeoutMs = 5000;
 
-/** The most connections the service's pool opens to MySQL. */
+/** The most connections the service's pool for requests opens to MySQL. */
 export const poolSize = 10;
+
+/**
+ * The pools of work beside requests, on MySQL: numbering (with the feed watcher's reads), which
+ * the feed's lag waits on, apart from the webhook work (planning, the delivery worker) and
+ * clean-up, whose queue of transactions can be long.
+ */
+export const backgroundPoolSizes = { numbering: 2, webhooks: 3 } as const;
 
 const migrationsDirectory = path.join(__dirname, 'migrations');
 // .ts under ts-jest, .js once built: the migrations are loaded as this module was.
@@ -32,14 +39,21 @@ const migrationSource: Knex.MigrationSource<string> = {
   getMigration: async (name) => require(path.join(migrationsDirectory, name + migrationExtension)),
 };
 
-/** `statementTimeoutMs`: the longest one MySQL statement may run; unbounded (as migrations need) when absent. */
-export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number): Knex.Config {
+/**
+ * `statementTimeoutMs`: the longest one MySQL statement may run; unbounded (as migrations need)
+ * when absent. `maxConnections`: the pool's bound on MySQL (SQLite's pool is one connection).
+ */
+export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number, maxConnections = poolSize): Knex.Config {
   const migrations: Knex.MigratorConfig = { migrationSource };
+  // A failed statement's error names its SQL with placeholders, not with the values written in:
+  // errors reach the log (error-for-log.ts).
+  const compileSqlOnError = false;
   if (database.client === 'sqlite') {
     return {
       client: 'better-sqlite3',
       connection: { filename: database.filename },
       useNullAsDefault: true,
+      compileSqlOnError,
       migrations,
       log,
       acquireConnectionTimeout: acquireTimeoutMs,
@@ -75,25 +89,41 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       // (pipelined-connection.ts). Every statement is built with bound values, never spliced text.
       multipleStatements: true,
     },
+    compileSqlOnError,
     migrations,
     log,
     acquireConnectionTimeout: acquireTimeoutMs,
     pool: {
       min: 0,
-      max: poolSize,
+      max: maxConnections,
       afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
-        if (statementTimeoutMs === undefined) return setUpSession(connection, "SET time_zone = '+00:00', innodb_lock_wait_timeout = 3", done, everyStatementCausal);
+        if (statementTimeoutMs === undefined) return setUpSession(connection, pinnedSession, done, everyStatementCausal);
         queriesAsText(connection);
         boundStatements(connection, statementTimeoutMs);
         // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
         // MariaDB stops the statement itself too (`/*M! */` runs on MariaDB only; MySQL has no such bound on writes).
         const seconds = statementTimeoutMs / 1000;
-        setUpSession(connection, `SET time_zone = '+00:00', innodb_lock_wait_timeout = 3 /*M!, SESSION max_statement_time = ${seconds} */`, done, readsCausal);
+        setUpSession(connection, `${pinnedSession} /*M!, SESSION max_statement_time = ${seconds} */`, done, readsCausal);
       },
     },
   };
 }
+
+/**
+ * What every session relies on, set before its first statement. mysql2 writes each value into
+ * the SQL text, escaped with backslashes in single quotes; a server whose sql_mode has
+ * NO_BACKSLASH_ESCAPES reads such a quote as the string's end, so a value could end its literal
+ * and add statements of its own (the connection allows several a packet). The mode is set in
+ * full, not as the server's mode less some flags: other modes change what a value means too
+ * (EMPTY_STRING_IS_NULL stores '' as NULL, ANSI and ORACLE imply ANSI_QUOTES again, PIPES_AS_CONCAT
+ * and PAD_CHAR_TO_FULL_LENGTH change expressions and reads), and every statement of the service
+ * is written and tested under this one: MariaDB's default without NO_AUTO_CREATE_USER, which only
+ * GRANT reads and MySQL 8 no longer has. Each flag named exists on MariaDB and on MySQL 5.7 to 8.4,
+ * so the SET succeeds on both; strict mode refuses a value too long for its column rather than
+ * cutting it short.
+ */
+const pinnedSession = "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00', innodb_lock_wait_timeout = 3";
 
 /** The callback form of a mysql2 connection's query, as the pool's afterCreate gets it. */
 type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => void) => void;
@@ -104,7 +134,7 @@ type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => v
  * SELECT, and every BEGIN (so each statement of a transaction), wait until this node has applied
  * every write set the cluster committed before it. Without it a node answers from the state it
  * has applied so far, which can lag a commit made through another node: a task created through
- * one instance was not found by an immediate GET through another in 1 of 200 tries. Writes need
+ * one instance can be missing from an immediate GET through another. Writes need
  * no wait of their own: a write set made from a stale read fails certification at commit (1213)
  * and its transaction runs again. A server that is not a Galera node (MySQL, plain MariaDB) has
  * no such variable or has it switched off; nothing more is set there.
@@ -132,7 +162,18 @@ function setUpSession(connection: { query(...args: unknown[]): unknown }, settin
 }
 
 /** `log` takes knex's own warnings (a lost connection, a failed acquire); the console otherwise. */
-export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number): Knex {
-  if (database.client === 'sqlite') fs.mkdirSync(path.dirname(database.filename), { recursive: true });
-  return knexFactory(knexConfig(database, log, statementTimeoutMs));
+export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number, maxConnections?: number): Knex {
+  if (database.client === 'sqlite') createOwnersOnly(database.filename);
+  return knexFactory(knexConfig(database, log, statementTimeoutMs, maxConnections));
+}
+
+/**
+ * The SQLite file holds webhook secrets: made readable and writable by its owner only, in a
+ * folder only its owner may enter, before SQLite opens it. SQLite gives the -wal and -shm files
+ * it makes beside it the database file's mode. A file or folder that exists keeps its mode: its
+ * operator chose it.
+ */
+function createOwnersOnly(filename: string): void {
+  fs.mkdirSync(path.dirname(filename), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(filename, 'a', 0o600));
 }

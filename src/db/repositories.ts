@@ -9,6 +9,7 @@ import { tenantsRepository } from './tenants-repository';
 import { inTransaction, type WriteContext } from './transactions';
 import { webhookDeliveriesRepository } from './webhook-deliveries-repository';
 import { webhookEndpointsRepository } from './webhook-endpoints-repository';
+import { webhookPlanningRepository } from './webhook-planning-repository';
 
 export type Repositories = ReturnType<typeof createRepositories>;
 
@@ -28,6 +29,7 @@ export function createRepositories(knex: Knex, options: { onChangeCommitted?: ()
     idempotency: idempotencyRepository(knex),
     webhookEndpoints: webhookEndpointsRepository(knex),
     webhookDeliveries: webhookDeliveriesRepository(knex),
+    webhookPlanning: webhookPlanningRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
     async inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
       const result = await inTransaction(knex, requestId, work);

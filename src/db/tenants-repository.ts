@@ -10,13 +10,19 @@ interface Tenant {
 
 export function tenantsRepository(knex: Knex) {
   return translatingErrors({
-    /** The tenant of that name, created on first use. */
-    async findOrCreate(name: string, trx?: Knex.Transaction): Promise<Tenant> {
-      const db = trx ?? knex;
-      const existing: Tenant | undefined = await db('tenants').first('tenant_id', 'name').where('name', name);
+    /**
+     * The tenant of that name, created on first use with its count of webhook endpoints: many
+     * first registrations at once then update one row rather than race to insert it (on MySQL
+     * they deadlocked on the gap, and 1 of 41 answered 503 on a loaded machine).
+     */
+    async findOrCreate(name: string): Promise<Tenant> {
+      const existing: Tenant | undefined = await knex('tenants').first('tenant_id', 'name').where('name', name);
       if (existing) return existing;
       const tenant = { tenant_id: uuidv7(), name };
-      await db('tenants').insert({ ...tenant, created_at: nowForDb() });
+      await knex.transaction(async (trx) => {
+        await trx('tenants').insert({ ...tenant, created_at: nowForDb() });
+        await trx('webhook_endpoint_counts').insert({ tenant_id: tenant.tenant_id, endpoints: 0 });
+      });
       return tenant;
     },
   });

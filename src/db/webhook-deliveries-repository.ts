@@ -1,7 +1,7 @@
 /**
- * Webhook deliveries: one row per attempt of an event to an endpoint. Attempts are planned in the
- * transaction that numbers their events (or by a redelivery). One instance at a time serves an
- * endpoint (served_by, served_until on the endpoint); it claims the endpoint's due attempts with
+ * Webhook deliveries: one row per attempt of an event to an endpoint. First attempts are planned
+ * after their events are numbered (webhook-planning-repository.ts), or by a redelivery. One
+ * instance at a time serves an endpoint (served_by, served_until on the endpoint); it claims the endpoint's due attempts with
  * conditional updates and a lease (claimed_by, lease_until), makes them outside any transaction,
  * and writes each outcome back under its claim. No row locks are relied on, so the claims hold on
  * a cluster where one node's locks do not block another's.
@@ -11,11 +11,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { UnknownEventError } from '../errors';
 import { translatingErrors } from './database-errors';
-import { numbered, toEvent, type EventRow, type NumberedEvent } from './events-repository';
+import { numbered, toEvent, type EventRow } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 import { inTransaction, type QuerySource, type Transaction, type WriteContext } from './transactions';
-import { eventTypesOf } from './webhook-endpoints-repository';
 
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
 type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage'];
@@ -54,7 +53,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-function plannedAttempt(endpointId: string, event: { event_id: string; type: EventType }, attempt: number, at: DbTimestamp, dueAt: DbTimestamp): DeliveryRow {
+export function plannedAttempt(endpointId: string, event: { event_id: string; type: EventType }, attempt: number, at: DbTimestamp, dueAt: DbTimestamp): DeliveryRow {
   return {
     delivery_id: uuidv7(),
     webhook_endpoint_id: endpointId,
@@ -72,12 +71,18 @@ function plannedAttempt(endpointId: string, event: { event_id: string; type: Eve
   };
 }
 
-/** An attempt this instance has claimed, with what making it needs. */
+/**
+ * An attempt this instance has claimed, with what making it needs but its event, which is read
+ * just before the attempt is made (a claimed attempt waiting for its turn holds no event body).
+ */
 export interface ClaimedDelivery {
   deliveryId: string;
   /** The claim: the outcome is written only while the row is still under it. */
   claim: string;
+  /** When the claim runs out at the soonest (epoch milliseconds): past it another claim may make the attempt. */
+  leaseUntil: number;
   endpointId: string;
+  tenantId: string;
   url: string;
   /** The secrets that sign it: the current one, and the one before a rotation for its 24 hours. */
   secrets: string[];
@@ -86,8 +91,12 @@ export interface ClaimedDelivery {
   eventId: string;
   eventType: EventType;
   attempt: number;
-  /** The Event as the feed shows it; undefined when retention has removed it. */
-  event?: Event;
+}
+
+/** An endpoint with due attempts that an instance may serve. */
+export interface DueEndpoint {
+  endpointId: string;
+  tenantId: string;
 }
 
 export interface DeliveryOutcome {
@@ -102,9 +111,6 @@ export interface DeliveryOutcome {
   /** Disable the endpoint when its attempts have all failed since before this. */
   failingBefore: Date;
 }
-
-/** Rows per INSERT when many attempts are planned at once (SQLite allows 32,766 bound values). */
-const insertChunk = 200;
 
 export type WebhookDeliveriesRepository = ReturnType<typeof webhookDeliveriesRepository>;
 
@@ -121,30 +127,6 @@ export function webhookDeliveriesRepository(knex: Knex) {
       .where((q) => q.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
 
   return translatingErrors({
-    /**
-     * Plans the first attempt of each event for each enabled endpoint of its tenant whose types
-     * select it, in the transaction that numbers the events. Answers how many it planned.
-     */
-    async planForEvents(trx: Transaction, events: NumberedEvent[]): Promise<number> {
-      const tenantIds = [...new Set(events.map((event) => event.tenant_id))];
-      const endpoints: Array<{ webhook_endpoint_id: string; tenant_id: string; event_types: string | null }> = await trx('webhook_endpoints')
-        .select('webhook_endpoint_id', 'tenant_id', 'event_types')
-        .whereIn('tenant_id', tenantIds)
-        .where('enabled', true);
-      if (endpoints.length === 0) return 0;
-      const now = nowForDb();
-      const rows: DeliveryRow[] = [];
-      for (const event of events) {
-        for (const endpoint of endpoints) {
-          if (endpoint.tenant_id !== event.tenant_id) continue;
-          const types = eventTypesOf(endpoint);
-          if (types === null || types.includes(event.type)) rows.push(plannedAttempt(endpoint.webhook_endpoint_id, event, 1, now, now));
-        }
-      }
-      for (let i = 0; i < rows.length; i += insertChunk) await trx('webhook_deliveries').insert(rows.slice(i, i + insertChunk));
-      return rows.length;
-    },
-
     /**
      * Plans a new first attempt of a kept event of the tenant to the endpoint, due now; undefined
      * when the tenant has no such endpoint, UnknownEventError when it has no such numbered event.
@@ -182,10 +164,10 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
      * one probe of an index each.
      */
-    async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<string[]> {
+    async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<DueEndpoint[]> {
       const now = nowForDb();
       const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
-      return knex('webhook_endpoints as e')
+      const rows: Array<{ webhook_endpoint_id: string; tenant_id: string }> = await knex('webhook_endpoints as e')
         .where('e.enabled', true)
         .where((q) => q.where('e.served_by', holder).orWhereNull('e.served_by').orWhere('e.served_until', '<', longExpired))
         .whereExists((q) => {
@@ -196,7 +178,8 @@ export function webhookDeliveriesRepository(knex: Knex) {
             .where('d.next_attempt_at', '<=', now)
             .where((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', now));
         })
-        .pluck('e.webhook_endpoint_id');
+        .select('e.webhook_endpoint_id', 'e.tenant_id');
+      return rows.map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
     },
 
     /**
@@ -205,10 +188,13 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * `serveMs` more (a conditional update: of two instances at once, or two nodes of a cluster,
      * where locks do not reach, one claims nothing), and each attempt is taken with a conditional
      * update, so no attempt is claimed twice while its lease runs. Answers undefined when another
-     * holder serves the endpoint (or it is disabled or gone).
+     * holder serves the endpoint (or it is disabled or gone). The attempts come without their
+     * events: see eventsToSend.
      */
     async claim(endpointId: string, holder: string, wanted: number, times: { leaseMs: number; serveMs: number; graceMs: number }): Promise<ClaimedDelivery[] | undefined> {
       const claim = uuidv7();
+      // Taken before the lease is written, so the claim believes it runs out a little early, never late.
+      const leaseUntil = Date.now() + times.leaseMs;
       return inTransaction(knex, 'webhook-claim', async ({ trx }) => {
         const now = nowForDb();
         const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
@@ -219,23 +205,17 @@ export function webhookDeliveriesRepository(knex: Knex) {
         if (serving === 0) return undefined;
         const rows: Array<Record<string, any>> = await dueAttempts(trx, endpointId, now)
           .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
-          .leftJoin('events as ev', 'ev.event_id', 'webhook_deliveries.event_id')
           .select(
             'webhook_deliveries.delivery_id',
             'webhook_deliveries.event_id',
             'webhook_deliveries.event_type',
             'webhook_deliveries.attempt',
             'w.url',
+            'w.tenant_id',
             'w.secret',
             'w.previous_secret',
             'w.previous_secret_until',
             'w.failing_since',
-            'ev.sequence as event_sequence',
-            'ev.type as event_kind',
-            'ev.created_at as event_created_at',
-            'ev.project_id as event_project_id',
-            'ev.request_id as event_request_id',
-            'ev.data as event_data',
           )
           .orderBy([{ column: 'webhook_deliveries.next_attempt_at' }, { column: 'webhook_deliveries.delivery_id' }])
           .limit(wanted);
@@ -249,29 +229,18 @@ export function webhookDeliveriesRepository(knex: Knex) {
           .map((row): ClaimedDelivery => {
             const secrets = [row.secret as string];
             if (row.previous_secret !== null && row.previous_secret_until > now) secrets.push(row.previous_secret);
-            const eventRow: EventRow | undefined =
-              row.event_sequence === null
-                ? undefined
-                : {
-                    event_id: row.event_id,
-                    sequence: row.event_sequence,
-                    type: row.event_kind,
-                    created_at: row.event_created_at,
-                    project_id: row.event_project_id,
-                    request_id: row.event_request_id,
-                    data: row.event_data,
-                  };
             return {
               deliveryId: row.delivery_id,
               claim,
+              leaseUntil,
               endpointId,
+              tenantId: row.tenant_id,
               url: row.url,
               secrets,
               endpointFailing: row.failing_since !== null,
               eventId: row.event_id,
               eventType: row.event_type,
               attempt: Number(row.attempt),
-              event: eventRow && toEvent(eventRow),
             };
           });
       });
@@ -283,15 +252,32 @@ export function webhookDeliveriesRepository(knex: Knex) {
       return new Set(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ enabled: true, served_by: holder }).pluck('webhook_endpoint_id'));
     },
 
-    /** Serves the endpoint `serveMs` more, if `holder` still does and it is enabled; false otherwise. */
-    async keepServing(endpointId: string, holder: string, serveMs: number): Promise<boolean> {
-      const renewed = await inTransaction(knex, 'webhook-serving', ({ trx }) =>
-        trx('webhook_endpoints')
-          .where({ webhook_endpoint_id: endpointId, served_by: holder, enabled: true })
-          .where('served_until', '>=', nowForDb())
-          .update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) }),
-      );
-      return renewed > 0;
+    /**
+     * The events of these attempts as the feed shows them, by event_id, read just before the
+     * attempts are made; an event retention has removed is missing.
+     */
+    async eventsToSend(eventIds: string[]): Promise<Map<string, Event>> {
+      if (eventIds.length === 0) return new Map();
+      const rows: EventRow[] = await knex('events')
+        .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
+        .whereIn('event_id', eventIds)
+        .modify(numbered);
+      return new Map(rows.map((row) => [row.event_id, toEvent(row)]));
+    },
+
+    /**
+     * Serves these endpoints `serveMs` more, in one statement, where `holder` still does and they
+     * are enabled; answers those it still serves (a conditional update, then a read of what it
+     * wrote, in one transaction: no row lock is relied on).
+     */
+    async keepServing(endpointIds: string[], holder: string, serveMs: number): Promise<Set<string>> {
+      if (endpointIds.length === 0) return new Set();
+      return inTransaction(knex, 'webhook-serving', async ({ trx }) => {
+        const now = nowForDb();
+        const ours = () => trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ served_by: holder, enabled: true }).where('served_until', '>=', now);
+        await ours().update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
+        return new Set<string>(await ours().pluck('webhook_endpoint_id'));
+      });
     },
 
     /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */

@@ -1,15 +1,17 @@
 /**
  * Webhook endpoints: where a tenant's events are pushed, with the secrets that sign them. Every
  * change goes through a request's transaction; none records an event (events are of projects
- * and tasks).
+ * and tasks). A tenant's endpoints are counted in `webhook_endpoint_counts`, in the transaction
+ * that registers or deletes one.
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { translatingErrors } from './database-errors';
+import { LimitReachedError } from '../errors';
+import { isDuplicateKey, translatingErrors, WriteConflictError } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import type { QuerySource, WriteContext } from './transactions';
+import type { QuerySource, Transaction, WriteContext } from './transactions';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
@@ -72,8 +74,37 @@ export function webhookEndpointsRepository(knex: Knex) {
   const ofTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
 
+  /**
+   * Takes one of the tenant's `limit` places, or throws LimitReachedError. The place is taken by
+   * a conditional UPDATE of the tenant's count, not by a lock held since a read: two registrations
+   * at once, on one server or on two Galera nodes, cannot both take the last place (the second
+   * waits for the first's row lock, or fails certification and runs again).
+   */
+  async function takePlace(trx: Transaction, tenantId: string, limit: number): Promise<void> {
+    const counts = () => trx('webhook_endpoint_counts').where('tenant_id', tenantId);
+    if ((await counts().where('endpoints', '<', limit).increment('endpoints', 1)) === 1) return;
+    const counted: { endpoints: number } | undefined = await counts().first('endpoints');
+    if (counted !== undefined) {
+      if (counted.endpoints >= limit) throw new LimitReachedError(limit);
+      // Made by another registration after the UPDATE looked: run again, to take a place in it.
+      throw new WriteConflictError();
+    }
+    // The tenant's first count starts from the endpoints it has: an instance of an older version
+    // registers them without counting.
+    const [{ n }] = await trx('webhook_endpoints').where('tenant_id', tenantId).count({ n: '*' });
+    if (Number(n) >= limit) throw new LimitReachedError(limit);
+    try {
+      await trx('webhook_endpoint_counts').insert({ tenant_id: tenantId, endpoints: Number(n) + 1 });
+    } catch (error) {
+      // Another registration made the count meanwhile: run again, to take a place in it.
+      throw isDuplicateKey(error) ? new WriteConflictError() : error;
+    }
+  }
+
   return translatingErrors({
-    async create(tenantId: string, endpoint: NewWebhookEndpoint, { trx }: WriteContext): Promise<WebhookEndpointWithSecret> {
+    /** Registers the endpoint if the tenant has fewer than `limit`; LimitReachedError otherwise. */
+    async create(tenantId: string, endpoint: NewWebhookEndpoint, limit: number, { trx }: WriteContext): Promise<WebhookEndpointWithSecret> {
+      await takePlace(trx, tenantId, limit);
       const now = nowForDb();
       const row: WebhookEndpointRow = {
         webhook_endpoint_id: uuidv7(),
@@ -135,9 +166,14 @@ export function webhookEndpointsRepository(knex: Knex) {
       return toEndpoint(updated as WebhookEndpointRow);
     },
 
-    /** Deletes the endpoint and, by the foreign key's cascade, its deliveries; false when there was none. */
+    /**
+     * Deletes the endpoint and, by the foreign key's cascade, its deliveries, and gives its place
+     * back; false when there was none.
+     */
     async remove(tenantId: string, endpointId: string, { trx }: WriteContext): Promise<boolean> {
-      return (await ofTenant(trx, tenantId, endpointId).delete()) > 0;
+      if ((await ofTenant(trx, tenantId, endpointId).delete()) === 0) return false;
+      await trx('webhook_endpoint_counts').where('tenant_id', tenantId).where('endpoints', '>', 0).decrement('endpoints', 1);
+      return true;
     },
 
     /**

@@ -7,10 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { repeatCycle } from '../background/repeating-cycle';
-import type { NumberedEvent } from '../db/events-repository';
 import type { Lease } from '../db/leases-repository';
 import type { Repositories } from '../db/repositories';
-import type { Transaction } from '../db/transactions';
 
 /** How long the lease lasts without renewal: another instance takes over this long after a holder dies. */
 const leaseTtlMs = 3000;
@@ -39,13 +37,11 @@ export function startEventNumbering(
   options: {
     logger: Logger;
     onNumbered: (lastSequences: Map<string, number>) => void;
-    /** Plans the numbered events' webhook deliveries in the numbering transaction; answers how many. */
-    planDeliveries?: (trx: Transaction, events: NumberedEvent[]) => Promise<number>;
-    /** Hears that deliveries were planned. */
-    onDeliveriesPlanned?: () => void;
+    /** Hears that this instance has taken the lease (what a holder before it left undone is its now). */
+    onLeaseTaken?: () => void;
   },
 ): EventNumbering {
-  const { logger, onNumbered, planDeliveries, onDeliveriesPlanned } = options;
+  const { logger, onNumbered, onLeaseTaken } = options;
   const lease: Lease = { name: 'event-numbering', holder: randomUUID(), ttlMs: leaseTtlMs };
   let holding = false;
   let renewedAt = 0;
@@ -53,14 +49,13 @@ export function startEventNumbering(
 
   const numberAll = async () => {
     for (;;) {
-      const result = await repositories.events.numberPending(lease, repositories.leases.renewWithin, batchSize, planDeliveries);
+      const result = await repositories.events.numberPending(lease, repositories.leases.renewWithin, batchSize);
       if (result === undefined) {
         holding = false;
         logger.info({ holder: lease.holder }, 'the event numbering lease passed to another instance');
         return;
       }
       if (result.numbered > 0) onNumbered(result.lastSequences);
-      if (result.planned > 0) onDeliveriesPlanned?.();
       if (result.numbered < batchSize || stopping) return;
     }
   };
@@ -71,7 +66,10 @@ export function startEventNumbering(
         const held = holding;
         holding = await repositories.leases.claim(lease);
         renewedAt = Date.now();
-        if (holding && !held) logger.info({ holder: lease.holder }, 'this instance numbers events');
+        if (holding && !held) {
+          logger.info({ holder: lease.holder }, 'this instance numbers events');
+          onLeaseTaken?.();
+        }
       }
       if (holding) await numberAll();
     } catch (error) {

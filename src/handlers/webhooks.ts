@@ -8,11 +8,13 @@ import { found } from './operation';
 type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query'], 'limit'>;
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
 
-export function webhookHandlers({ webhookEndpoints, webhookDeliveries }: Repositories) {
+/** `endpointsPerTenant`: the most endpoints, enabled or not, one tenant may have. */
+export function webhookHandlers({ webhookEndpoints, webhookDeliveries }: Repositories, { endpointsPerTenant }: { endpointsPerTenant: number }) {
   const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({ principal, body, write }) => {
     const endpoint = await webhookEndpoints.create(
       principal.tenantId,
       { url: body.url, eventTypes: body.event_types ?? null, description: body.description ?? '', secret: newSecret() },
+      endpointsPerTenant,
       write,
     );
     return { status: 201, body: endpoint, location: `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}` };

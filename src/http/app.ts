@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -10,16 +9,18 @@ import { isReachable } from '../db/health';
 import { DatabaseUnavailableError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
+import { problemPages } from './problem-pages';
 import type { Exchange } from './exchange';
-import type { RawBodyCheck } from './unknown-field-flood';
 import { sendReply, type HttpReply } from './http-reply';
 import { cutOffSlowReaders, oneAnswerAtATime } from './slow-readers';
+import { parseJsonBody } from './json-body';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestFacts } from './observability';
 import type { OperationRouter } from './operation-router';
 import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { ProblemError, problemFor } from './problems';
+import { capConnectionsPerAddress, requestsInProgressPerClient, type TrustsProxy } from './address-caps';
 
 /** Request bodies are at most 64 KiB (the document's 413). */
 const bodyLimitBytes = 64 * 1024;
@@ -31,14 +32,6 @@ function refuseMalformedPath(path: string): void {
   } catch {
     throw new ProblemError('invalid-request', 'The request path is not validly percent-encoded.');
   }
-}
-
-/**
- * JSON is UTF-8 (RFC 8259), and a decoder would quietly turn bytes that are not into U+FFFD:
- * refuse them instead, so nothing is stored other than as sent.
- */
-function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
-  if (encoding === 'utf-8' && !isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400 });
 }
 
 /** Response headers a browser client may read, when CORS lets one in: every header the document gives a response. */
@@ -69,12 +62,14 @@ interface AppOptions {
   corsOrigins: string[];
   trustProxy: Config['trustProxy'];
   slowReaderTimeoutSeconds: number;
+  /** Behind a trusted proxy: requests in progress per forwarded client address (0: no cap). */
+  maxConnectionsPerAddress: number;
   shutdown: ShutdownSignal;
   /** The per-key rate limit; none when it is off. */
   countRequest?: CountRequest;
 }
 
-export function createApp({ document, api, knex, logger, metrics, corsOrigins, trustProxy, slowReaderTimeoutSeconds, shutdown, countRequest }: AppOptions): express.Express {
+export function createApp({ document, api, knex, logger, metrics, corsOrigins, trustProxy, slowReaderTimeoutSeconds, maxConnectionsPerAddress, shutdown, countRequest }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
@@ -116,24 +111,15 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
   });
   // Mounted at its path: a router that every request entered and left unanswered cost each a turn of the event loop (setImmediate).
   app.use('/docs', docsRouter());
+  const problemPage = problemPages(document);
+  app.get('/problems/:kind', (req, res, next) => {
+    const html = problemPage.get(req.params.kind);
+    if (html === undefined) return next();
+    res.type('text/html; charset=utf-8').send(html);
+  });
 
-  const parseJson = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true, verify: refuseInvalidUtf8 });
-  /** A parser for each operation's check of the raw body, made at its first request. */
-  const checkedParsers = new WeakMap<RawBodyCheck, express.RequestHandler>();
-  const parserFor = (check: RawBodyCheck | undefined): express.RequestHandler => {
-    if (check === undefined) return parseJson;
-    let parser = checkedParsers.get(check);
-    if (parser === undefined) {
-      // body-parser passes on what verify throws as it is, with a status added (a ProblemError stays one).
-      const verify = (req: unknown, res: unknown, body: Buffer, encoding: string) => {
-        refuseInvalidUtf8(req, res, body, encoding);
-        if (encoding === 'utf-8') check(body);
-      };
-      parser = express.json({ type: jsonMediaTypes, limit: bodyLimitBytes, strict: true, verify });
-      checkedParsers.set(check, parser);
-    }
-    return parser;
-  };
+  // The bytes as sent, parsed below: the media type (and its charset) was checked before the body was read.
+  const readRawBody = express.raw({ type: jsonMediaTypes, limit: bodyLimitBytes });
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
     if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
@@ -142,9 +128,12 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
     else if (error instanceof DatabaseUnavailableError) logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
     return reply;
   };
+  const takeClientPlace = requestsInProgressPerClient(maxConnectionsPerAddress);
+  const trustsProxy = app.get('trust proxy fn') as TrustsProxy;
   app.use(async (req: Request, res: Response) => {
     let reply: HttpReply;
     try {
+      takeClientPlace(req, res, req.ip ?? '', trustsProxy);
       refuseMalformedPath(req.path);
       const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: undefined as unknown };
       const exchange: Exchange = {
@@ -154,7 +143,9 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
         // Only the methods the document gives bodies read one; on others a body is ignored.
         readBody: async (check) => {
           if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
-          await runMiddleware(parserFor(check), req, res);
+          await runMiddleware(readRawBody, req, res);
+          const raw = req.body as Buffer | undefined;
+          req.body = raw === undefined ? undefined : parseJsonBody(raw, check);
           // Where the router parses the request again (validation), it finds the body too.
           request.body = req.body;
           return req.body;
@@ -180,6 +171,8 @@ export interface ConnectionLimits {
   keepAliveTimeoutSeconds: number;
   /** 0: no cap. */
   maxConnections: number;
+  /** Connections from one address, trusted proxies' excepted; 0: no cap. */
+  maxConnectionsPerAddress: number;
 }
 
 /**
@@ -206,6 +199,7 @@ export function httpServerFor(app: express.Express, limits: ConnectionLimits): h
   server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
   // Connections past the cap are closed as they are accepted ('drop'), before costing anything more.
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  capConnectionsPerAddress(server, limits.maxConnectionsPerAddress, app.get('trust proxy fn') as TrustsProxy);
   return server;
 }
 

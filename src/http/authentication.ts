@@ -3,6 +3,7 @@
  * needs (its `x-required-scope` in the document).
  */
 import type { Context } from 'openapi-backend';
+import type { KnownKeys } from '../api-keys/known-keys';
 import { apiKeyPattern, hashApiKey, type ApiKeyScope } from '../api-key-format';
 import type { ApiKeysRepository, Principal } from '../db/api-keys-repository';
 import type { Exchange } from './exchange';
@@ -15,58 +16,53 @@ function bearerToken(context: Context): string | undefined {
   return match?.[1];
 }
 
-/**
- * The hashes of the keys this instance accepted most recently. Only an accepted key enters, so
- * however many made-up tokens arrive, this holds at most `capacity` entries.
- */
-class RecentlyAccepted {
-  private readonly hashes = new Set<string>();
-
-  constructor(private readonly capacity: number) {}
-
-  has(hash: string): boolean {
-    return this.hashes.has(hash);
-  }
-
-  add(hash: string): void {
-    // A Set iterates in insertion order: re-adding makes the hash the newest, the first is the oldest.
-    this.hashes.delete(hash);
-    this.hashes.add(hash);
-    if (this.hashes.size > this.capacity) this.hashes.delete(this.hashes.values().next().value!);
-  }
-
-  delete(hash: string): void {
-    this.hashes.delete(hash);
-  }
+/** What keeps bad keys from costing a database lookup each: the address's budget, and the keys known to exist. */
+export interface FailureGuard {
+  failures: AuthFailureBudget;
+  knownKeys: KnownKeys;
 }
 
 /**
- * The security handler for `bearerAuth`: the key's principal, or false to refuse it. Each
- * refusal spends one of the client address's failures; once they are spent, the address gets a
- * 429 before any lookup, except for a key this instance accepted lately (it is still looked up,
- * so a revoked key is refused at once), so that clients sharing an address with a flood keep
- * working.
+ * The security handler for `bearerAuth`: the key's principal, or false to refuse it.
+ *
+ * A key the instance knows to exist is looked up whatever its address has spent, so clients that
+ * share an address with a flood of bad keys keep working; a well-formed key the instance does not
+ * know first waits for it to read the keys created lately, so a key made a moment ago is known
+ * too. Anything still unknown takes one failure from its address's budget before it is looked up
+ * (a key whose creation time the read missed is found so), and once the budget is spent the
+ * address gets a 429 with nothing looked up.
  */
-export function bearerAuth(apiKeys: ApiKeysRepository, failures?: AuthFailureBudget) {
-  const accepted = new RecentlyAccepted(10_000);
+export function bearerAuth(apiKeys: ApiKeysRepository, guard?: FailureGuard) {
+  const authenticate = async (keyHash: string | undefined, exchange: Exchange): Promise<Principal | undefined> => {
+    if (!guard) return keyHash === undefined ? undefined : apiKeys.findActive(keyHash);
+    const { failures, knownKeys } = guard;
+    if (keyHash !== undefined) {
+      if (!knownKeys.has(keyHash)) await knownKeys.catchUp();
+      if (knownKeys.has(keyHash)) {
+        const principal = await apiKeys.findActive(keyHash);
+        if (principal) return principal;
+        // Revoked or expired since it was read: from now on it pays like any other bad key.
+        knownKeys.forget(keyHash);
+        await failures.take(exchange.clientAddress());
+        return undefined;
+      }
+    }
+    const retryAfter = await failures.take(exchange.clientAddress());
+    if (retryAfter !== undefined) {
+      throw new ProblemError('rate-limited', `This address has failed authentication ${failures.perMinute} times this minute; retry after ${retryAfter} seconds.`, {
+        headers: { 'Retry-After': String(retryAfter) },
+      });
+    }
+    const principal = keyHash === undefined ? undefined : await apiKeys.findActive(keyHash);
+    if (principal) knownKeys.add(keyHash!);
+    return principal;
+  };
+
   return async (context: Context, exchange: Exchange): Promise<Principal | false> => {
     const token = bearerToken(context);
     const keyHash = token !== undefined && apiKeyPattern.test(token) ? hashApiKey(token) : undefined;
-    if (failures && !(keyHash !== undefined && accepted.has(keyHash))) {
-      const retryAfter = await failures.secondsUntilRefill(exchange.clientAddress());
-      if (retryAfter !== undefined) {
-        throw new ProblemError('rate-limited', `This address has failed authentication ${failures.perMinute} times this minute; retry after ${retryAfter} seconds.`, {
-          headers: { 'Retry-After': String(retryAfter) },
-        });
-      }
-    }
-    const principal = keyHash === undefined ? undefined : await apiKeys.findActive(keyHash);
-    if (!principal) {
-      if (keyHash !== undefined) accepted.delete(keyHash);
-      await failures?.spend(exchange.clientAddress());
-      return false;
-    }
-    accepted.add(keyHash!);
+    const principal = await authenticate(keyHash, exchange);
+    if (!principal) return false;
     // Bookkeeping for `apikey list`; a request never waits for it or fails by it.
     apiKeys.recordUse(principal.keyId).catch(() => {});
     return principal;

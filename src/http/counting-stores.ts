@@ -23,6 +23,20 @@ const probeIntervalMs = 1000;
 
 class RedisTimeoutError extends Error {}
 
+/**
+ * express-rate-limit's MemoryStore answers an increment with its live record of the key, which
+ * every hit counted before the caller reads it changes: requests that arrive together would all
+ * read the last one's count. This answers with the count this hit made, read as it is made (the
+ * store's increment counts before it first yields).
+ */
+class MemoryCounts extends MemoryStore {
+  override increment(key: string): Promise<ClientRateLimitInfo> {
+    const counting = super.increment(key);
+    const live = this.current.get(key);
+    return live ? Promise.resolve({ totalHits: live.totalHits, resetTime: live.resetTime }) : counting;
+  }
+}
+
 /** The promise, or a rejection once `ms` have passed without it settling. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -38,7 +52,7 @@ export function createCountingStores(options: { redisUrl?: string; redisTimeoutM
     const stores: MemoryStore[] = [];
     return {
       create() {
-        const store = new MemoryStore();
+        const store = new MemoryCounts();
         stores.push(store);
         return store;
       },
@@ -158,7 +172,7 @@ class SharedCounts {
  * memory for any command Redis fails or does not answer in time.
  */
 class FailoverStore implements Store {
-  private readonly local = new MemoryStore();
+  private readonly local = new MemoryCounts();
   private options?: Options;
   /** Whether Redis has this store's scripts since it last connected. */
   private scriptsLoaded = false;
@@ -172,6 +186,8 @@ class FailoverStore implements Store {
   init(options: Options): void {
     this.options = options;
     this.local.init(options);
+    // A store made after Redis became ready loads its scripts now, not at its first count (which would count here).
+    if (this.redis.usable) this.loadScripts().catch(() => {});
   }
 
   /** Loads the Redis scripts (again); rejects when Redis does not answer, leaving the counts in memory. */

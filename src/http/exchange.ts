@@ -1,5 +1,5 @@
 import type { RequestFacts } from './observability';
-import type { RawBodyCheck } from './unknown-field-flood';
+import type { BodyTextCheck } from './unknown-field-flood';
 
 /**
  * What the operation router needs of an HTTP exchange besides the request's parts: where it
@@ -18,7 +18,7 @@ export interface Exchange {
   countRequest(keyId: string): Promise<void>;
   /**
    * Reads and parses the body on the methods that take one; rejects with its problem. `check`
-   * looks at the body's bytes first, once they are known to be UTF-8.
+   * reads the body's text first, once its bytes are known to be UTF-8 and not nested too deep.
    */
-  readBody(check?: RawBodyCheck): Promise<unknown>;
+  readBody(check?: BodyTextCheck): Promise<unknown>;
 }

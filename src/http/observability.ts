@@ -8,6 +8,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import type { LogLevel } from '../config';
+import { errorForLog } from '../db/error-for-log';
 
 /** What routing learned about a request, for its log line and metrics. */
 export interface RequestFacts {
@@ -24,10 +25,11 @@ const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
  * Standard output is written in batches, of 4 KiB or what 100 ms gathered, whichever comes first
  * (and at exit): written a line at a time, as pino does by default, each line was a write of its
  * own through libuv's thread pool, about 40 µs of CPU a request under load (getTask 395 against
- * 352 µs). A process killed outright loses the lines of its last 100 ms.
+ * 352 µs). A process killed outright loses the lines of its last 100 ms. An error is shown as
+ * errorForLog says, without the values of a statement that failed.
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino({ level, base: undefined, timestamp: isoTimeByMillisecond() }, destination ?? pino.destination({ dest: 1, minLength: 4096, periodicFlush: 100 }));
+  return pino({ level, base: undefined, timestamp: isoTimeByMillisecond(), serializers: { err: errorForLog } }, destination ?? pino.destination({ dest: 1, minLength: 4096, periodicFlush: 100 }));
 }
 
 /**

@@ -6,11 +6,12 @@
 import Ajv, { type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext, type Context, type Document, type Operation, type Request } from 'openapi-backend';
+import type { KnownKeys } from '../api-keys/known-keys';
 import type { Principal } from '../db/api-keys-repository';
 import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
 import type { FeedWatcher } from '../events/feed-watcher';
-import { entityTag, stillCurrent } from '../handlers/entity-tags';
+import { entityTag, refuseMalformedConditions, stillCurrent } from '../handlers/entity-tags';
 import type { OperationCheck, OperationChecks, OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
 import { eventHandlers } from '../handlers/events';
 import { projectHandlers } from '../handlers/projects';
@@ -27,7 +28,7 @@ import { ProblemError } from './problems';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
 import { unknownFieldFloodCheck } from './unknown-field-flood';
-import type { AuthFailureBudget } from './rate-limit';
+import type { AuthFailureBudget, CountRedelivery } from './rate-limit';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
 function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
@@ -79,6 +80,7 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
   };
   return async (context: Context, { facts }: Exchange): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
+    refuseMalformedConditions(headers);
     if (!changes(context)) return answer(inputOf(context, headers), headers);
     // Before the transaction: a check may wait on the network, holding no connection.
     await check?.(inputOf(context, headers));
@@ -105,7 +107,9 @@ export async function createOperationRouter(
   repositories: Repositories,
   feed: FeedWatcher,
   webhookTargets: TargetGuard,
+  webhookFences: { endpointsPerTenant: number; countRedelivery: CountRedelivery },
   authFailures?: AuthFailureBudget,
+  knownKeys?: KnownKeys,
 ): Promise<OperationRouter> {
   const api = new OpenAPIBackend({
     definition,
@@ -122,16 +126,19 @@ export async function createOperationRouter(
     ...projectHandlers(repositories),
     ...taskHandlers(repositories),
     ...eventHandlers(repositories, feed),
-    ...webhookHandlers(repositories),
+    ...webhookHandlers(repositories, webhookFences),
   };
-  const checks: OperationChecks = webhookChecks(webhookTargets);
+  const checks: OperationChecks = {
+    ...webhookChecks(webhookTargets),
+    createWebhookDelivery: ({ principal, path }) => webhookFences.countRedelivery(principal.tenantId, path.webhook_endpoint_id),
+  };
   for (const [operationId, handler] of Object.entries(handlers)) {
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
     api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories, check));
   }
   let router: CompiledRouter;
 
-  api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys, authFailures));
+  api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys, authFailures && knownKeys && { failures: authFailures, knownKeys }));
   api.register({
     notFound: (context: Context) => {
       throw new ProblemError('route-not-found', `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`);

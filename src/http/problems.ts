@@ -3,7 +3,7 @@
  * document lists is here; anything unrecognised is a 500 that says nothing of the cause.
  */
 import type { components } from '../../generated/api';
-import { CursorExpiredError, DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, InvalidFieldError, NotFoundError, PreconditionFailedError, UnknownEventError, UnknownProjectError } from '../errors';
+import { CursorExpiredError, DatabaseUnavailableError, IdempotencyKeyBusyError, InvalidCursorError, InvalidFieldError, InvalidParameterError, LimitReachedError, NotFoundError, PreconditionFailedError, UnknownEventError, UnknownProjectError } from '../errors';
 import type { HttpReply } from './http-reply';
 
 type Problem = components['schemas']['Problem'];
@@ -28,6 +28,7 @@ const kinds = {
   'unknown-project': { status: 422, title: 'Unknown project' },
   'unknown-event': { status: 422, title: 'Unknown event' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
+  'limit-reached': { status: 422, title: 'Limit reached' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
@@ -36,6 +37,7 @@ const kinds = {
 
 export type ProblemKind = keyof typeof kinds;
 export const problemKinds = Object.keys(kinds) as ProblemKind[];
+export const problemTitle = (kind: ProblemKind): string => kinds[kind].title;
 
 /** The document's maxLength for `detail`: a detail can quote what the client sent. */
 const maxDetailLength = 4096;
@@ -60,7 +62,7 @@ export class ProblemError extends Error {
   constructor(
     readonly kind: ProblemKind,
     detail: string,
-    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[]; errorsNotListed?: number } = {},
+    readonly extra: { headers?: Record<string, string>; errors?: ValidationIssue[]; errorsNotListed?: number; limit?: number; latestCursor?: string } = {},
   ) {
     super(detail);
   }
@@ -71,6 +73,8 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemError['ex
   const problem: Problem = { type: `/problems/${kind}`, title, status, detail: clamp(detail, maxDetailLength) };
   if (extra.errors) problem.errors = extra.errors;
   if (extra.errorsNotListed) problem.errors_not_listed = extra.errorsNotListed;
+  if (extra.limit !== undefined) problem.limit = extra.limit;
+  if (extra.latestCursor !== undefined) problem.latest_cursor = extra.latestCursor;
   return { status, body: problem, contentType: 'application/problem+json', headers: extra.headers ?? {} };
 }
 
@@ -96,9 +100,11 @@ export function problemFor(error: unknown): HttpReply {
   if (error instanceof NotFoundError) return problemReply('not-found', error.message);
   if (error instanceof UnknownProjectError) return problemReply('unknown-project', error.message);
   if (error instanceof UnknownEventError) return problemReply('unknown-event', error.message);
+  if (error instanceof LimitReachedError) return problemReply('limit-reached', error.message, { limit: error.limit });
   if (error instanceof InvalidFieldError) return problemReply('invalid-request', error.message, { errors: [{ in: 'body', pointer: error.pointer, message: error.reason }] });
   if (error instanceof InvalidCursorError) return problemReply('invalid-cursor', error.message);
-  if (error instanceof CursorExpiredError) return problemReply('cursor-expired', error.message);
+  if (error instanceof InvalidParameterError) return problemReply('invalid-request', error.message, { errors: [{ in: error.location, name: error.parameter, message: error.reason }] });
+  if (error instanceof CursorExpiredError) return problemReply('cursor-expired', error.message, { latestCursor: error.latestCursor });
   if (error instanceof PreconditionFailedError) return problemReply('precondition-failed', error.message);
   if (error instanceof IdempotencyKeyBusyError) return problemReply('idempotency-in-progress', error.message);
   if (error instanceof DatabaseUnavailableError) {

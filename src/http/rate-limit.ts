@@ -1,9 +1,9 @@
 /**
- * Two limits, both counted by express-rate-limit's stores (in Redis when instances share them):
- * requests per verified API key, with IETF RateLimit headers (draft 8) on every answer past
- * authentication and a 429 problem with Retry-After past the limit; and failed authentications
- * per client address, so that made-up keys cost the service neither a database lookup each
- * nor memory per key once the address has spent its budget.
+ * Limits counted by express-rate-limit's stores (in Redis when instances share them): requests
+ * per verified API key, with IETF RateLimit headers (draft 8) on every answer past
+ * authentication and a 429 problem with Retry-After past the limit; failed authentications per
+ * client address, so that made-up keys cost the service neither a database lookup each nor
+ * memory per key once the address has spent its budget; and redeliveries per webhook endpoint.
  */
 import type { Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
@@ -46,10 +46,12 @@ export function perKeyRateLimit(options: { perMinute: number; stores: CountingSt
 
 /** Failed authentications per client address. */
 export interface AuthFailureBudget {
-  /** Seconds until the address may try again, when it has spent its budget; undefined while it has not. */
-  secondsUntilRefill(address: string): Promise<number | undefined>;
-  /** Counts one failed authentication against the address. */
-  spend(address: string): Promise<void>;
+  /**
+   * Takes one failure from the address's budget, before the lookup it pays for: undefined when
+   * one was left, else the seconds until the budget refills. Counting first gives requests that
+   * arrive together distinct places in the count, so together they never exceed it.
+   */
+  take(address: string): Promise<number | undefined>;
   readonly perMinute: number;
 }
 
@@ -62,14 +64,31 @@ export function authFailureBudget(options: { perMinute: number; stores: Counting
   const bucket = (address: string) => ipKeyGenerator(address);
   return {
     perMinute,
-    async secondsUntilRefill(address) {
-      const counted = await store.get!(bucket(address));
-      const msLeft = (counted?.resetTime?.getTime() ?? 0) - Date.now();
-      if (counted === undefined || counted.totalHits < perMinute || msLeft <= 0) return undefined;
+    async take(address) {
+      const counted = await store.increment(bucket(address));
+      if (counted.totalHits <= perMinute) return undefined;
+      const msLeft = (counted.resetTime?.getTime() ?? Date.now() + windowMs) - Date.now();
       return Math.max(1, Math.ceil(msLeft / 1000));
     },
-    async spend(address) {
-      await store.increment(bucket(address));
-    },
+  };
+}
+
+/** The documented most redeliveries one webhook endpoint takes in a minute. */
+export const redeliveriesPerMinute = 60;
+
+/** Counts a redelivery to the tenant's endpoint; rejects with the 429 problem past the limit. */
+export type CountRedelivery = (tenantId: string, endpointId: string) => Promise<void>;
+
+export function redeliveryLimit(options: { stores: CountingStores }): CountRedelivery {
+  const store: Store = options.stores.create('redeliveries');
+  void store.init?.({ windowMs } as Options);
+  return async (tenantId, endpointId) => {
+    // By tenant too: another tenant naming this endpoint's id (a 404) spends nothing of its budget.
+    const { totalHits, resetTime } = await store.increment(`${tenantId}:${endpointId}`);
+    if (totalHits <= redeliveriesPerMinute) return;
+    const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+    throw new ProblemError('rate-limited', `This webhook endpoint has had its ${redeliveriesPerMinute} redeliveries for this minute; retry after ${retryAfter} seconds.`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
   };
 }

@@ -1,26 +1,35 @@
 /**
  * Makes webhook deliveries. An instance serves an endpoint (one instance at a time, see the
- * deliveries repository): it claims the endpoint's due attempts a batch ahead, makes at most 10
- * at once outside any transaction, and writes each outcome back under its claim with the retry
- * it plans. An instance that dies leaves its claims to run out; their attempts are then made
- * again by any instance, with the same webhook-id.
+ * deliveries repository): it claims the endpoint's due attempts a few ahead, makes at most 10 at
+ * once outside any transaction, and writes each outcome back under its claim with the retry it
+ * plans. An instance that dies leaves its claims to run out; their attempts are then made again
+ * by any instance, with the same webhook-id.
+ *
+ * The instance as a whole has `maxInFlight` slots, shared by tenants in turn (round-robin by
+ * tenant, then by endpoint): while other tenants have attempts waiting, a tenant starts no more
+ * than its share, so one tenant's hanging receivers cannot take every slot. An attempt holds its
+ * slot until its lookup and its connection have ended as well as its answer. Attempts claimed
+ * ahead are bounded for the instance too, and carry no event body: each event is read just
+ * before its attempt is made.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { components } from '../../generated/api';
 import type { Repositories } from '../db/repositories';
-import type { ClaimedDelivery, DeliveryOutcome } from '../db/webhook-deliveries-repository';
+import type { ClaimedDelivery, DeliveryOutcome, DueEndpoint } from '../db/webhook-deliveries-repository';
 import { repeatCycle } from '../background/repeating-cycle';
-import { createWebhookClient, type AttemptResult } from './http-client';
+import { createWebhookClient, type Attempt, type AttemptResult } from './http-client';
 import { retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './signer';
 
+type Event = components['schemas']['Event'];
+
 /** Attempts to one endpoint in flight at once, over every instance. */
 export const maxInFlightPerEndpoint = 10;
-/**
- * Attempts claimed ahead of those in flight, so a slot that frees is filled without waiting on
- * the database; more are claimed once half of them have started.
- */
-const claimedAhead = 20;
+/** Attempts of one endpoint claimed ahead of those in flight; more are claimed once half have started. */
+const claimedAheadPerEndpoint = 10;
+/** Endpoints claimed for at once: claims take few of the pool's connections, whatever the number of endpoints. */
+const claimsAtOnce = 2;
 /** How often an instance looks for due attempts (planned by another instance, or retries come due). */
 const pollMs = 200;
 /** How long a look waits after a poke, so the pokes close behind one make one look. */
@@ -29,14 +38,25 @@ const gatherMs = 5;
 const serveMs = 5000;
 /** An endpoint whose every attempt has failed for this long is disabled. */
 const failingForMs = 5 * 86_400_000;
+/** Room left on a claim for writing the outcome (with retries) after its attempt: an attempt with less is given back unmade. */
+const outcomeWindowMs = 5000;
 
 interface Served {
-  /** Attempts being made now. */
+  tenantId: string;
+  /** Attempts holding slots now. */
   inFlight: number;
   /** Attempts claimed, waiting for a slot. */
   queue: ClaimedDelivery[];
   /** When serving was last made sure of (the start of the transaction that renewed it). */
   renewedAt: number;
+}
+
+interface Tenant {
+  /** Attempts of the tenant holding slots now, and claimed and waiting. */
+  inFlight: number;
+  queued: number;
+  /** The tenant's endpoints served here, in the order they take their turns. */
+  endpoints: Set<string>;
 }
 
 export interface DeliveryWorker {
@@ -46,31 +66,101 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The wait before the next try of a write that failed `failures` times: 100 ms doubling to 2 s, with jitter. */
+const backoffMs = (failures: number) => Math.min(2000, 100 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2);
+
 export function startDeliveryWorker(
   repositories: Repositories,
-  options: { logger: Logger; timeoutMs: number; retryScheduleMs: number[]; allowPrivateTargets: boolean },
+  options: { logger: Logger; timeoutMs: number; retryScheduleMs: number[]; allowPrivateTargets: boolean; maxInFlight: number },
 ): DeliveryWorker {
-  const { logger, timeoutMs, retryScheduleMs } = options;
+  const { logger, timeoutMs, retryScheduleMs, maxInFlight } = options;
   const deliveries = repositories.webhookDeliveries;
   const client = createWebhookClient({ timeoutMs, allowPrivateTargets: options.allowPrivateTargets });
   const holder = randomUUID();
   const times = {
-    // A claimed attempt waits for a slot (behind at most two rounds of attempts, each cut off at
-    // the timeout), is made (the timeout again) and written back, with room to spare.
-    leaseMs: (2 + claimedAhead / maxInFlightPerEndpoint) * timeoutMs + 5000,
+    // A claimed attempt waits for a slot (it is made only with the timeout and the outcome's
+    // window still left on its claim), is made (the timeout again) and written back.
+    leaseMs: 4 * timeoutMs + outcomeWindowMs,
     serveMs,
     // Another instance takes an endpoint over only once this one's attempts, started while it still
     // served it, have all been cut off: the cap holds across the handover.
     graceMs: timeoutMs + 1000,
   };
+  /** A tenant alone leaves this many slots free, so that another tenant's first attempts start at once. */
+  const reserve = Math.ceil(maxInFlight / 8);
   const served = new Map<string, Served>();
+  /** Tenants with attempts here, in the order they take their turns. */
+  const tenants = new Map<string, Tenant>();
+  let inFlight = 0;
+  let queued = 0;
+  /** Tenants the last look found with due attempts: they count for the shares before anything of theirs is claimed. */
+  let tenantsDue = new Set<string>();
+  /** Endpoints the last look found due and no claim has served since (no room for them then). */
+  const unclaimed = new Map<string, string>();
+  /** Endpoints served here whose claimed-ahead attempts ran low: claim more without a look at all. */
+  const refills = new Set<string>();
   const attempts = new Set<Promise<void>>();
   const stopAttempts = new AbortController();
   let stopping = false;
   /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only refills. */
   let scanDue = true;
-  /** Endpoints served here whose claimed-ahead attempts ran out: claim more without a look at all. */
-  const refills = new Set<string>();
+
+  /** The most slots (and the most claimed ahead) a tenant may hold while as many tenants as there are now want some. */
+  const share = () => {
+    const wanting = new Set(tenantsDue);
+    for (const [tenantId, tenant] of tenants) if (tenant.inFlight + tenant.queued > 0) wanting.add(tenantId);
+    return wanting.size <= 1 ? Math.max(1, maxInFlight - reserve) : Math.max(1, Math.floor(maxInFlight / wanting.size));
+  };
+
+  const tenantOf = (tenantId: string) => {
+    let tenant = tenants.get(tenantId);
+    if (tenant === undefined) tenants.set(tenantId, (tenant = { inFlight: 0, queued: 0, endpoints: new Set() }));
+    return tenant;
+  };
+
+  /** Forgets an endpoint with nothing here any more (and its tenant, when that was its last). */
+  const forgetIfIdle = (endpointId: string) => {
+    const endpoint = served.get(endpointId);
+    if (endpoint === undefined || endpoint.inFlight > 0 || endpoint.queue.length > 0) return;
+    served.delete(endpointId);
+    const tenant = tenants.get(endpoint.tenantId);
+    tenant?.endpoints.delete(endpointId);
+    if (tenant && tenant.endpoints.size === 0) tenants.delete(endpoint.tenantId);
+  };
+
+  /** Takes attempts off an endpoint's queue, keeping the counts. */
+  const dequeue = (endpoint: Served, count: number) => {
+    const taken = endpoint.queue.splice(0, count);
+    queued -= taken.length;
+    tenantOf(endpoint.tenantId).queued -= taken.length;
+    return taken;
+  };
+
+  const giveBack = (claimed: ClaimedDelivery[]) => (claimed.length > 0 ? deliveries.release(claimed).catch(() => {}) : Promise.resolve());
+
+  /** Gives up an endpoint's queue (it is no longer served here, or the instance stops). */
+  const dropQueue = (endpointId: string, endpoint: Served) => {
+    void giveBack(dequeue(endpoint, endpoint.queue.length));
+    forgetIfIdle(endpointId);
+  };
+
+  /** Gives back what tenants claimed beyond their shares, when more tenants want slots than when they claimed. */
+  const trimQueues = () => {
+    const limit = share();
+    for (const tenant of tenants.values()) {
+      for (const endpointId of [...tenant.endpoints].reverse()) {
+        const excess = tenant.queued - limit;
+        if (excess <= 0) break;
+        const endpoint = served.get(endpointId)!;
+        const taken = endpoint.queue.splice(Math.max(0, endpoint.queue.length - excess));
+        queued -= taken.length;
+        tenant.queued -= taken.length;
+        void giveBack(taken);
+        forgetIfIdle(endpointId);
+      }
+    }
+  };
 
   const outcomeOf = (delivery: ClaimedDelivery, result: AttemptResult): DeliveryOutcome => {
     const status = result.status ?? null;
@@ -88,25 +178,36 @@ export function startDeliveryWorker(
     };
   };
 
+  /** Whether a write that failed `failures` times may be tried again after `wait`, before the claim runs out. */
+  const mayRetry = (delivery: ClaimedDelivery, wait: number) => !stopping && Date.now() + wait < delivery.leaseUntil;
+
   /**
    * Successes are written together: while one write runs, those that arrive wait for the next,
-   * which takes them all in one statement (one commit for many, no wait when there is one).
+   * which takes them all in one statement (one commit for many, no wait when there is one). A
+   * write that fails is tried again, with backoff, for those whose claims allow it.
    */
   const successes: Array<{ delivery: ClaimedDelivery; responseStatus: number; durationMs: number; written: () => void }> = [];
   let writingSuccesses = false;
   const writeSuccesses = async () => {
     if (writingSuccesses) return;
     writingSuccesses = true;
+    let failures = 0;
     while (successes.length > 0) {
       const batch = successes.splice(0, 500);
       try {
         const written = await deliveries.recordSuccesses(batch);
+        failures = 0;
         if (written < batch.length) logger.info({ not_kept: batch.length - written }, 'webhook delivery outcomes were not kept: their endpoints were deleted, or their claims ran out and other attempts took their place');
+        for (const success of batch) success.written();
       } catch (error) {
-        // The claims run out, and the attempts are made again: at least once.
-        logger.warn({ err: error, deliveries: batch.length }, 'writing webhook delivery outcomes failed; the attempts will be made again');
+        const wait = backoffMs(++failures);
+        const kept = batch.filter((success) => mayRetry(success.delivery, wait));
+        const lost = batch.filter((success) => !kept.includes(success));
+        if (lost.length > 0) logger.warn({ err: error, deliveries: lost.length }, 'writing webhook delivery outcomes failed until their claims ran out; the attempts will be made again');
+        for (const success of lost) success.written();
+        successes.unshift(...kept);
+        if (kept.length > 0) await sleep(wait);
       }
-      for (const success of batch) success.written();
     }
     writingSuccesses = false;
   };
@@ -116,96 +217,204 @@ export function startDeliveryWorker(
       void writeSuccesses();
     });
 
-  /** Makes the attempt: its HTTP call, the only part in flight to the endpoint. */
-  const send = async (delivery: ClaimedDelivery): Promise<AttemptResult> => {
-    let result: AttemptResult;
-    if (delivery.event === undefined) result = { error: 'event no longer kept', durationMs: 0 };
-    else {
-      const body = JSON.stringify(delivery.event);
-      const timestamp = new Date();
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'task-tracker-webhooks/1.3',
-        'webhook-id': delivery.eventId,
-        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-        'webhook-signature': signatureHeader(delivery.eventId, timestamp, body, delivery.secrets),
-      };
-      result = await client.post(delivery.url, headers, body, stopAttempts.signal);
+  /** Writes a failed attempt's outcome, trying again with backoff while its claim allows. */
+  const recordFailure = async (delivery: ClaimedDelivery, outcome: DeliveryOutcome) => {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await deliveries.recordOutcome(delivery, outcome);
+      } catch (error) {
+        const wait = backoffMs(failures);
+        if (!mayRetry(delivery, wait)) {
+          logger.warn({ err: error, delivery_id: delivery.deliveryId }, 'writing a webhook delivery outcome failed until its claim ran out; the attempt will be made again');
+          return true;
+        }
+        await sleep(wait);
+      }
     }
-    return result;
   };
 
   /** Writes the attempt's outcome back (or gives the claim back, when the attempt was called off). */
   const record = async (delivery: ClaimedDelivery, result: AttemptResult) => {
-    if (result.abandoned) {
-      await deliveries.release([delivery]).catch(() => {});
-      return;
-    }
+    if (result.abandoned) return giveBack([delivery]);
     const outcome = outcomeOf(delivery, result);
-    if (outcome.succeeded) {
-      await recordSuccess(delivery, outcome);
-      return;
-    }
-    const kept = await deliveries.recordOutcome(delivery, outcome).catch((error: unknown) => {
-      // The claim runs out, and the attempt is made again: at least once.
-      logger.warn({ err: error, delivery_id: delivery.deliveryId }, 'writing a webhook delivery outcome failed; the attempt will be made again');
-      return true;
-    });
+    if (outcome.succeeded) return recordSuccess(delivery, outcome);
+    const kept = await recordFailure(delivery, outcome);
     if (!kept) logger.info({ delivery_id: delivery.deliveryId }, 'a webhook delivery outcome was not kept: its endpoint was deleted, or its claim ran out and another attempt took its place');
     if (outcome.gone) logger.info({ webhook_endpoint_id: delivery.endpointId }, 'a webhook endpoint answered 410 and is disabled');
   };
 
-  /** Gives up an endpoint's queue (it is no longer served here, or the instance stops). */
-  const dropQueue = (endpointId: string, endpoint: Served) => {
-    const dropped = endpoint.queue.splice(0);
-    if (dropped.length > 0) void deliveries.release(dropped).catch(() => {});
-    if (endpoint.inFlight === 0) served.delete(endpointId);
+  /** Makes the attempt: its HTTP call, the only part in flight to the endpoint. */
+  const send = (delivery: ClaimedDelivery, event: Event | undefined): Attempt => {
+    if (event === undefined) return { result: Promise.resolve({ error: 'event no longer kept', durationMs: 0 }), ended: Promise.resolve() };
+    const body = JSON.stringify(event);
+    const timestamp = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'task-tracker-webhooks/1.3',
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signatureHeader(delivery.eventId, timestamp, body, delivery.secrets),
+    };
+    return client.post(delivery.url, headers, body, { queue: delivery.tenantId, stop: stopAttempts.signal });
   };
 
-  /** Starts the endpoint's queued attempts while it has free slots and is still surely served here. */
-  const pump = (endpointId: string) => {
-    const endpoint = served.get(endpointId);
-    if (endpoint === undefined) return;
-    if (Date.now() - endpoint.renewedAt > serveMs) return dropQueue(endpointId, endpoint);
-    while (endpoint.inFlight < maxInFlightPerEndpoint && endpoint.queue.length > 0) {
-      const delivery = endpoint.queue.shift()!;
-      endpoint.inFlight++;
-      const running = send(delivery)
-        .catch((error: unknown): AttemptResult => {
+  /** Frees an attempt's slot, and fills it. */
+  const freeSlot = (endpointId: string, endpoint: Served) => {
+    inFlight--;
+    endpoint.inFlight--;
+    tenantOf(endpoint.tenantId).inFlight--;
+    forgetIfIdle(endpointId);
+    // Claimed ahead in small batches: more once half of those claimed ahead have started.
+    if (served.has(endpointId) && endpoint.queue.length <= claimedAheadPerEndpoint / 2) refills.add(endpointId);
+    if (refills.size > 0 || unclaimed.size > 0) cycles.soon();
+    pump();
+  };
+
+  /** Reads the events of attempts given slots (in one query), then makes the attempts. */
+  const startAttempts = async (starting: Array<{ delivery: ClaimedDelivery; endpoint: Served }>) => {
+    let events: Map<string, Event> | undefined;
+    try {
+      events = await deliveries.eventsToSend([...new Set(starting.map(({ delivery }) => delivery.eventId))]);
+    } catch (error) {
+      logger.warn({ err: error, deliveries: starting.length }, 'reading the events of webhook deliveries failed; their claims are given back');
+    }
+    for (const { delivery, endpoint } of starting) {
+      let attempt: Attempt;
+      if (events === undefined || stopping) attempt = { result: Promise.resolve({ abandoned: true, durationMs: 0 }), ended: Promise.resolve() };
+      else {
+        try {
+          attempt = send(delivery, events.get(delivery.eventId));
+        } catch (error) {
           logger.error({ err: error, delivery_id: delivery.deliveryId }, 'a webhook delivery attempt could not be made');
-          return { error: 'the attempt could not be made', durationMs: 0 };
-        })
-        .then((result) => {
-          // The slot frees as the answer comes; the outcome is written meanwhile.
-          endpoint.inFlight--;
-          if (endpoint.inFlight === 0 && endpoint.queue.length === 0) served.delete(endpointId);
-          else pump(endpointId);
-          // Claimed ahead in batches: more once half of those claimed ahead have started.
-          if (endpoint.queue.length <= claimedAhead / 2) refill(endpointId);
-          return record(delivery, result);
-        })
+          attempt = { result: Promise.resolve({ error: 'the attempt could not be made', durationMs: 0 }), ended: Promise.resolve() };
+        }
+      }
+      const recorded = attempt.result
+        .then((result) => record(delivery, result))
         .catch((error: unknown) => logger.error({ err: error, delivery_id: delivery.deliveryId }, 'a webhook delivery attempt failed unexpectedly'))
-        .finally(() => attempts.delete(running));
-      attempts.add(running);
+        .finally(() => attempts.delete(recorded));
+      attempts.add(recorded);
+      // The slot frees once the lookup and connection the attempt started have ended too.
+      void attempt.ended.catch(() => {}).finally(() => freeSlot(delivery.endpointId, endpoint));
     }
   };
 
-  const claimFor = async (endpointId: string) => {
+  /**
+   * The next attempt to give a slot: tenants in turn, each below its share, then its endpoints in
+   * turn, each below its cap. Attempts whose claims no longer leave room for the attempt and its
+   * outcome are given back unmade.
+   */
+  const nextAttempt = (limit: number): { delivery: ClaimedDelivery; endpoint: Served } | undefined => {
+    for (const [tenantId, tenant] of tenants) {
+      if (tenant.inFlight >= limit || tenant.queued === 0) continue;
+      for (const endpointId of tenant.endpoints) {
+        const endpoint = served.get(endpointId)!;
+        if (endpoint.queue.length === 0 || endpoint.inFlight >= maxInFlightPerEndpoint) continue;
+        if (Date.now() - endpoint.renewedAt > serveMs) {
+          dropQueue(endpointId, endpoint);
+          continue;
+        }
+        const [delivery] = dequeue(endpoint, 1);
+        if (delivery.leaseUntil - Date.now() < timeoutMs + outcomeWindowMs) {
+          void giveBack([delivery]);
+          return nextAttempt(limit);
+        }
+        // Both go to the back of their lines.
+        tenants.delete(tenantId);
+        tenants.set(tenantId, tenant);
+        tenant.endpoints.delete(endpointId);
+        tenant.endpoints.add(endpointId);
+        return { delivery, endpoint };
+      }
+    }
+    return undefined;
+  };
+
+  /** Gives free slots to queued attempts, fairly, and starts them. */
+  const pump = () => {
+    if (stopping) return;
+    const limit = share();
+    const starting: Array<{ delivery: ClaimedDelivery; endpoint: Served }> = [];
+    while (inFlight < maxInFlight) {
+      const next = nextAttempt(limit);
+      if (next === undefined) break;
+      inFlight++;
+      next.endpoint.inFlight++;
+      tenantOf(next.endpoint.tenantId).inFlight++;
+      starting.push(next);
+    }
+    if (starting.length > 0) {
+      const started = startAttempts(starting).finally(() => attempts.delete(started));
+      attempts.add(started);
+    }
+  };
+
+  /** How many attempts of the endpoint may be claimed now: within its own cap, its tenant's share and the instance's. */
+  const roomFor = ({ endpointId, tenantId }: DueEndpoint) => {
     const endpoint = served.get(endpointId);
-    const room = maxInFlightPerEndpoint + claimedAhead - ((endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0));
+    const tenant = tenants.get(tenantId);
+    const held = (endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0);
+    return Math.min(maxInFlightPerEndpoint + claimedAheadPerEndpoint - held, share() - (tenant?.queued ?? 0), maxInFlight - queued);
+  };
+
+  const claimFor = async (due: DueEndpoint) => {
+    const { endpointId, tenantId } = due;
+    const room = roomFor(due);
     if (room <= 0 || stopping) return;
+    unclaimed.delete(endpointId);
     const startedAt = Date.now();
     const claimed = await deliveries.claim(endpointId, holder, room, times);
+    const endpoint = served.get(endpointId);
     if (claimed === undefined) {
       if (endpoint) dropQueue(endpointId, endpoint);
       return;
     }
-    if (stopping) return void (await deliveries.release(claimed).catch(() => {}));
-    const now = served.get(endpointId) ?? { inFlight: 0, queue: [], renewedAt: startedAt };
+    if (stopping) return void (await giveBack(claimed));
+    if (claimed.length === 0 && endpoint === undefined) return;
+    const now = endpoint ?? { tenantId, inFlight: 0, queue: [], renewedAt: startedAt };
     now.renewedAt = startedAt;
     now.queue.push(...claimed);
-    if (now.inFlight > 0 || now.queue.length > 0) served.set(endpointId, now);
-    pump(endpointId);
+    queued += claimed.length;
+    const tenant = tenantOf(tenantId);
+    tenant.queued += claimed.length;
+    tenant.endpoints.add(endpointId);
+    served.set(endpointId, now);
+    forgetIfIdle(endpointId);
+    pump();
+  };
+
+  /** Where each tenant's turn at claims starts next: after the endpoint it last claimed for. */
+  const lastClaimed = new Map<string, string>();
+
+  /** The endpoints to claim for, tenants taking turns, each tenant's endpoints from where it left off. */
+  const inTurns = (candidates: DueEndpoint[]): DueEndpoint[] => {
+    const byTenant = new Map<string, DueEndpoint[]>();
+    for (const due of candidates) byTenant.set(due.tenantId, [...(byTenant.get(due.tenantId) ?? []), due]);
+    const lines = [...byTenant].map(([tenantId, line]) => {
+      line.sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
+      const last = lastClaimed.get(tenantId);
+      const from = last === undefined ? 0 : line.findIndex((due) => due.endpointId > last);
+      return from <= 0 ? line : [...line.slice(from), ...line.slice(0, from)];
+    });
+    const ordered: DueEndpoint[] = [];
+    for (let i = 0; lines.some((line) => i < line.length); i++) for (const line of lines) if (i < line.length) ordered.push(line[i]);
+    return ordered;
+  };
+
+  /** Claims for the endpoints in turn, a few at once, while there is room. */
+  const claimInTurns = async (candidates: DueEndpoint[]) => {
+    const ordered = inTurns(candidates);
+    for (const due of ordered) if (!refills.has(due.endpointId)) unclaimed.set(due.endpointId, due.tenantId);
+    let next = 0;
+    const claimer = async () => {
+      while (next < ordered.length && !stopping && queued < maxInFlight) {
+        const due = ordered[next++];
+        if (roomFor(due) <= 0) continue;
+        lastClaimed.set(due.tenantId, due.endpointId);
+        await claimFor(due).catch((error: unknown) => logger.warn({ err: error }, 'claiming webhook deliveries failed; trying again shortly'));
+      }
+    };
+    await Promise.all(Array.from({ length: claimsAtOnce }, claimer));
   };
 
   /**
@@ -213,31 +422,41 @@ export function startDeliveryWorker(
    * passed; at each poll, drops the attempts claimed ahead for an endpoint disabled or deleted
    * meanwhile (on any instance), so that nothing more than what is in flight reaches it.
    */
-  const keepServing = async (looked: Set<string>, polled: boolean) => {
+  const keepServing = async (claimedFor: Set<string>, polled: boolean) => {
     if (polled && served.size > 0) {
       const still = await deliveries.stillServed([...served.keys()], holder);
       for (const [endpointId, endpoint] of served) if (!still.has(endpointId)) dropQueue(endpointId, endpoint);
     }
-    await Promise.all(
-      [...served].map(async ([endpointId, endpoint]) => {
-        if (looked.has(endpointId) || Date.now() - endpoint.renewedAt < serveMs / 3) return;
-        const startedAt = Date.now();
-        if (await deliveries.keepServing(endpointId, holder, serveMs)) endpoint.renewedAt = startedAt;
-        else dropQueue(endpointId, endpoint);
-      }),
-    );
+    const due = [...served].filter(([endpointId, endpoint]) => !claimedFor.has(endpointId) && Date.now() - endpoint.renewedAt >= serveMs / 3);
+    if (due.length === 0) return;
+    const startedAt = Date.now();
+    const renewed = await deliveries.keepServing(due.map(([endpointId]) => endpointId), holder, serveMs);
+    for (const [endpointId, endpoint] of due) {
+      if (renewed.has(endpointId)) endpoint.renewedAt = startedAt;
+      else dropQueue(endpointId, endpoint);
+    }
   };
 
-  /** One look: claims for each endpoint with due attempts (or to refill), and keeps serving those with attempts here. */
+  /** One look: claims, in turns, for the endpoints with due attempts (or to refill), and keeps serving those with attempts here. */
   const cycle = async () => {
     try {
       const polled = scanDue;
-      const scanned = polled ? await deliveries.endpointsWithDueAttempts(holder, times.graceMs) : [];
       scanDue = false;
-      const endpointIds = new Set([...scanned, ...refills]);
+      const candidates = new Map<string, DueEndpoint>();
+      if (polled) {
+        const scanned = await deliveries.endpointsWithDueAttempts(holder, times.graceMs);
+        tenantsDue = new Set(scanned.map((due) => due.tenantId));
+        unclaimed.clear();
+        for (const due of scanned) candidates.set(due.endpointId, due);
+        trimQueues();
+      } else for (const [endpointId, tenantId] of unclaimed) candidates.set(endpointId, { endpointId, tenantId });
+      for (const endpointId of refills) {
+        const endpoint = served.get(endpointId);
+        if (endpoint) candidates.set(endpointId, { endpointId, tenantId: endpoint.tenantId });
+      }
       refills.clear();
-      await Promise.all([...endpointIds].map(claimFor));
-      await keepServing(endpointIds, polled);
+      await claimInTurns([...candidates.values()]);
+      await keepServing(new Set(candidates.keys()), polled);
     } catch (error) {
       logger.warn({ err: error }, 'looking for webhook deliveries failed; trying again shortly');
     }
@@ -245,24 +464,17 @@ export function startDeliveryWorker(
 
   const cycles = repeatCycle(cycle, { gatherMs, pollMs: () => pollMs, onPoll: () => (scanDue = true) });
 
-  function poke() {
-    scanDue = true;
-    cycles.soon();
-  }
-
-  function refill(endpointId: string) {
-    refills.add(endpointId);
-    cycles.soon();
-  }
-
   return {
-    poke,
+    poke() {
+      scanDue = true;
+      cycles.soon();
+    },
     async stop() {
       stopping = true;
       await cycles.stop();
       const endpointIds = [...served.keys()];
-      const queued = [...served.values()].flatMap((endpoint) => endpoint.queue.splice(0));
-      await deliveries.release(queued).catch(() => {});
+      const waiting = [...served.values()].flatMap((endpoint) => dequeue(endpoint, endpoint.queue.length));
+      await deliveries.release(waiting).catch(() => {});
       stopAttempts.abort();
       await Promise.all([...attempts]);
       await deliveries.stopServing(endpointIds, holder).catch(() => {});

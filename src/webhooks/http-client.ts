@@ -1,9 +1,13 @@
 /**
  * Outbound HTTP for deliveries (undici): connections kept alive per origin, no redirect
- * followed, every attempt cut off after the timeout (connection included), and every connection
- * made through the guard.
+ * followed, every attempt cut off after the timeout (lookup and connection included), and every
+ * connection made through the guard, with lookups bounded and remembered. An attempt's answer
+ * comes as soon as it is known; that the attempt has `ended` waits, besides, for the lookup and
+ * the connections it started, which the timeout cannot call off.
  */
-import { Agent, request } from 'undici';
+import net from 'node:net';
+import { Agent, request, type buildConnector } from 'undici';
+import { createResolver } from './dns-lookups';
 import { parseRetryAfter } from './retry-schedule';
 import { guardedConnector, TargetRefusedError } from './target-guard';
 
@@ -22,37 +26,91 @@ export interface AttemptResult {
 /** The most of a receiver's answer that is read (and thrown away) so its connection can be used again. */
 const answerReadLimit = 64 * 1024;
 
+export interface Attempt {
+  result: Promise<AttemptResult>;
+  /** Settles once the attempt's lookup and the connections it was waiting on have ended too. */
+  ended: Promise<void>;
+}
+
 export interface WebhookClient {
-  post(url: string, headers: Record<string, string>, body: string, stop?: AbortSignal): Promise<AttemptResult>;
+  /** Sends the delivery; `queue` (the tenant) is the line its host name lookup waits in. */
+  post(url: string, headers: Record<string, string>, body: string, options: { queue: string; stop?: AbortSignal }): Attempt;
   close(): Promise<void>;
 }
 
+const bare = (hostname: string) => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname);
+const noop = () => {};
+
 export function createWebhookClient(options: { timeoutMs: number; allowPrivateTargets: boolean }): WebhookClient {
   const { timeoutMs } = options;
+  const resolver = createResolver();
+  const guarded = guardedConnector({ ...options, lookup: resolver.lookup });
+  /** Connections being made, by host: a connection attempt outlives the request that asked for it (up to its own timeout). */
+  const connecting = new Map<string, Set<Promise<void>>>();
+  const connect: buildConnector.connector = (connectOptions, callback) => {
+    const host = bare(connectOptions.hostname);
+    const pending = connecting.get(host) ?? new Set();
+    connecting.set(host, pending);
+    let done = noop;
+    const made = new Promise<void>((resolve) => (done = resolve));
+    pending.add(made);
+    guarded(connectOptions, (...args) => {
+      pending.delete(made);
+      if (pending.size === 0 && connecting.get(host) === pending) connecting.delete(host);
+      done();
+      (callback as (...a: unknown[]) => void)(...args);
+    });
+  };
   const agent = new Agent({
-    connect: guardedConnector(options),
+    connect,
     keepAliveTimeout: 4000,
     keepAliveMaxTimeout: 60_000,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
   return {
-    async post(url, headers, body, stop) {
+    post(url, headers, body, { queue, stop }) {
       const started = performance.now();
       const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
       const elapsed = () => Math.round(performance.now() - started);
-      try {
-        // undici's request follows no redirect: a 3xx is the answer.
-        const response = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal: stop ? AbortSignal.any([timeout, stop]) : timeout });
-        await response.body.dump({ limit: answerReadLimit, signal: timeout }).catch(() => {});
-        return { status: response.statusCode, retryAfterMs: parseRetryAfter(response.headers['retry-after']), durationMs: elapsed() };
-      } catch (error) {
-        if (stop?.aborted && !timeout.aborted) return { abandoned: true, durationMs: elapsed() };
-        return { error: timeout.aborted ? 'timeout' : describe(error), durationMs: elapsed() };
-      }
+      const host = bare(new URL(url).hostname);
+      let lookupEnded = Promise.resolve();
+      const result = (async (): Promise<AttemptResult> => {
+        try {
+          if (net.isIP(host) === 0) {
+            const lookup = resolver.resolve(host, queue, signal);
+            lookupEnded = lookup.ended;
+            await untilAborted(lookup.addresses, signal);
+          }
+          // undici's request follows no redirect: a 3xx is the answer.
+          const response = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal });
+          await response.body.dump({ limit: answerReadLimit, signal: timeout }).catch(() => {});
+          return { status: response.statusCode, retryAfterMs: parseRetryAfter(response.headers['retry-after']), durationMs: elapsed() };
+        } catch (error) {
+          if (stop?.aborted && !timeout.aborted) return { abandoned: true, durationMs: elapsed() };
+          return { error: timeout.aborted ? 'timeout' : describe(error), durationMs: elapsed() };
+        }
+      })();
+      const ended = result.then(async (answer) => {
+        await lookupEnded;
+        // An attempt cut off may leave its connection being made: it ends at the connector's own timeout.
+        if (answer.status === undefined) await Promise.all([...(connecting.get(host) ?? [])]);
+      });
+      return { result, ended };
     },
     close: () => agent.close(),
   };
+}
+
+/** The promise's value, or the signal's reason once it aborts, whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /** A short, stable phrase for a failure to get an answer. */

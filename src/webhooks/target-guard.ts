@@ -1,13 +1,16 @@
 /**
  * The SSRF guard: a webhook may only reach a global unicast address. The registration check
  * looks at the URL's host and what it resolves to now; the connector makes the same check on the
- * address each delivery actually connects to, since DNS can answer differently later.
+ * address each delivery actually connects to, since DNS can answer differently later. What a
+ * host name resolved to is never said, only that it is not allowed: a refusal must not turn the
+ * guard into a way to read internal DNS.
  */
 import dns from 'node:dns';
 import net from 'node:net';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { buildConnector } from 'undici';
+import type { NetLookup } from './dns-lookups';
 
 /** ipaddr.js's names for the ranges a target may not be in, said for people. */
 const rangeNames: Record<string, string> = {
@@ -29,14 +32,28 @@ const rangeNames: Record<string, string> = {
  * Teredo, NAT64), which could lead to an internal one.
  */
 export function forbiddenAddress(address: string): string | undefined {
-  let range: string;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    range = ipaddr.parse(address).range();
+    parsed = ipaddr.parse(address);
   } catch {
     return 'not an IP address';
   }
-  if (range === 'unicast') return undefined;
-  return rangeNames[range] ?? `a reserved address (${range})`;
+  const range = parsed.range();
+  if (range !== 'unicast') return rangeNames[range] ?? `a reserved address (${range})`;
+  if (parsed instanceof ipaddr.IPv6 && parsed.match(ipv4Compatible)) return ipv4CompatibleRefusal(parsed);
+  return undefined;
+}
+
+/**
+ * ::a.b.c.d, the deprecated IPv4-compatible form (RFC 4291), which ipaddr.js calls unicast (:: and
+ * ::1 aside) though a stack may still reach the IPv4 address inside. It is refused as that address
+ * would be (`::127.0.0.1` as a loopback address), and otherwise as being no global unicast address.
+ */
+const ipv4Compatible = ipaddr.IPv6.parseCIDR('::/96');
+
+function ipv4CompatibleRefusal(address: ipaddr.IPv6): string {
+  const inside = ipaddr.fromByteArray(address.toByteArray().slice(12)).toString();
+  return forbiddenAddress(inside) ?? 'an IPv4-compatible IPv6 address';
 }
 
 /** A delivery refused by the guard: the target is, or resolved to, an address it may not reach. */
@@ -45,6 +62,16 @@ export class TargetRefusedError extends Error {
 }
 
 const bare = (hostname: string) => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname);
+
+/** Said of a host name whose address is refused, in place of the address. */
+const refusedName = 'resolves to an address that is not allowed';
+
+/**
+ * Whether the URL names user information (`user:pass@`, `user@`, even an empty `@`), which the
+ * parsed URL does not show when it is empty: credentials have no place in a webhook URL, where
+ * they would be stored and shown back with it.
+ */
+const hasUserInfo = (url: string, parsed: URL) => parsed.username !== '' || parsed.password !== '' || /^[a-z][a-z0-9+.-]*:[\\/]*[^\\/?#]*@/i.test(url.trim());
 
 /** How long a registration waits for DNS before it accepts a host it could not resolve (deliveries check again). */
 const registrationLookupMs = 3000;
@@ -70,6 +97,7 @@ export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lo
         return 'is not an absolute URL';
       }
       if (parsed.protocol !== 'https:' && !(options.allowPrivateTargets && parsed.protocol === 'http:')) return 'must be an https URL';
+      if (hasUserInfo(url, parsed)) return 'must not contain user information (user:password@)';
       if (options.allowPrivateTargets) return undefined;
       // The URL parser has already spelt numeric hosts (2130706433, 0x7f.1, 017700000001) as addresses.
       const host = bare(parsed.hostname);
@@ -89,7 +117,7 @@ export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lo
       }
       for (const { address } of addresses) {
         const refusal = forbiddenAddress(address);
-        if (refusal) return `has the host ${host}, which resolves to ${address}, ${refusal}`;
+        if (refusal) return `has the host ${host}, which ${refusedName}`;
       }
       return undefined;
     },
@@ -101,27 +129,26 @@ export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lo
  * internal addresses alone fails with TargetRefusedError, and one that resolves to both is
  * connected to an allowed one only.
  */
-function guardedLookup(hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void): void {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error);
-    const allowed = addresses.filter(({ address }) => forbiddenAddress(address) === undefined);
-    if (allowed.length === 0) {
-      const [first] = addresses;
-      return callback(new TargetRefusedError(`${hostname} resolves to ${first?.address}, ${first && forbiddenAddress(first.address)}`));
-    }
-    if (options.all) callback(null, allowed);
-    else callback(null, allowed[0].address, allowed[0].family);
-  });
+function guardedLookup(lookup: NetLookup): NetLookup {
+  return (hostname, options, callback) =>
+    lookup(hostname, { ...options, all: true }, (error: unknown, addresses: dns.LookupAddress[]) => {
+      if (error) return callback(error);
+      const allowed = addresses.filter(({ address }) => forbiddenAddress(address) === undefined);
+      if (allowed.length === 0) return callback(new TargetRefusedError(`${hostname} ${refusedName}`));
+      if (options.all) callback(null, allowed);
+      else callback(null, allowed[0].address, allowed[0].family);
+    });
 }
 
 /**
- * undici's connector, guarded unless private targets are allowed: a numeric host is checked
- * before connecting (no lookup is made for one), a name through the guarded lookup, and the
- * socket's remote address once connected, so no delivery talks to an address the guard refuses.
+ * undici's connector, making its lookups through `lookup` (bounded and remembered), and guarded
+ * unless private targets are allowed: a numeric host is checked before connecting (no lookup is
+ * made for one), a name through the guarded lookup, and the socket's remote address once
+ * connected, so no delivery talks to an address the guard refuses.
  */
-export function guardedConnector(options: { allowPrivateTargets: boolean; timeoutMs: number }): buildConnector.connector {
-  if (options.allowPrivateTargets) return buildConnector({ timeout: options.timeoutMs });
-  const connect = buildConnector({ timeout: options.timeoutMs, lookup: guardedLookup } as buildConnector.BuildOptions);
+export function guardedConnector(options: { allowPrivateTargets: boolean; timeoutMs: number; lookup: NetLookup }): buildConnector.connector {
+  if (options.allowPrivateTargets) return buildConnector({ timeout: options.timeoutMs, lookup: options.lookup } as buildConnector.BuildOptions);
+  const connect = buildConnector({ timeout: options.timeoutMs, lookup: guardedLookup(options.lookup) } as buildConnector.BuildOptions);
   return (connectOptions, callback) => {
     const host = bare(connectOptions.hostname);
     const refusal = net.isIP(host) ? forbiddenAddress(host) : undefined;
@@ -132,7 +159,7 @@ export function guardedConnector(options: { allowPrivateTargets: boolean; timeou
       const refused = remote === undefined ? 'an unknown address' : forbiddenAddress(remote);
       if (refused) {
         socket!.destroy();
-        return callback(new TargetRefusedError(`${remote ?? host} is ${refused}`), null);
+        return callback(new TargetRefusedError(`${host} ${refusedName}`), null);
       }
       callback(null, socket!);
     });

@@ -125,3 +125,37 @@ describe('If-Match', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('a condition that is not one', () => {
+  const malformed = ['2', '3, 4', '"3', 'W/3', '"3" "4"', 'w/"3"', '**', '"3"; x', ',', '"3", *'];
+
+  it.each([
+    ['If-Match', ['PATCH', 'DELETE']],
+    ['If-None-Match', ['GET']],
+  ])('answers %s that is neither * nor quoted entity tags with 400 naming the header, and changes nothing', async (header, methods) => {
+    const { task, etag } = await newTask();
+    for (const value of malformed) {
+      for (const method of methods) {
+        const answer = await api.send(method, `/v1/tasks/${task.task_id}`, {
+          key,
+          headers: { [header]: value, 'Content-Type': 'application/json' },
+          body: method === 'PATCH' ? JSON.stringify({ title: 'changed' }) : undefined,
+        });
+        expect([method, value, answer.status, answer.json.type]).toEqual([method, value, 400, '/problems/invalid-request']);
+        expect(answer.json.errors).toEqual([expect.objectContaining({ in: 'header', name: header })]);
+      }
+    }
+    const after = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
+    expect([after.data!.title, after.response.headers.get('etag')]).toEqual(['t', etag]);
+  });
+
+  it('takes every well-formed list: spaces, weak tags, empty elements, tags with commas inside', async () => {
+    const { task, etag } = await newTask();
+    for (const value of [` ${etag} `, `"x,y", ${etag}`, `W/"1",${etag}`, `,${etag},,`, `"a"\t,\t${etag}`]) {
+      const { response } = await api.client(key).GET('/v1/tasks/{task_id}', { ...taskPath(task.task_id), headers: { 'If-None-Match': value } });
+      expect([value, response.status]).toEqual([value, 304]);
+    }
+    const { response } = await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), headers: { 'If-Match': `W/"9", "x,y" , ${etag}` }, body: { title: 'changed' } });
+    expect(response.status).toBe(200);
+  });
+});

@@ -256,6 +256,8 @@ describe('retention', () => {
       const expired = await kept.send('GET', `/v1/events?cursor=${start}`, { key: apiKey });
       expect(expired.status).toBe(410);
       expect(expired.json.type).toBe('/problems/cursor-expired');
+      expect(expired.json.detail).toMatch(/no longer kept/);
+      expect(expired.json.latest_cursor).toBe((await kept.send('GET', '/v1/events?from=latest', { key: apiKey })).json.next_cursor);
     } finally {
       await kept.stop();
     }

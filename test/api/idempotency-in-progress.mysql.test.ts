@@ -3,7 +3,7 @@
  * waits and then answers 409; once that request is gone (rolled back, or its connection lost as
  * when its process dies), a retry runs at once.
  */
-import mysql from 'mysql2/promise';
+import { holdIdempotencyKey } from '../support/held-idempotency-key';
 import { startTestService, type TestService } from '../support/test-service';
 
 let api: TestService;
@@ -20,17 +20,7 @@ afterAll(() => api.stop());
 const create = (idempotencyKey: string) =>
   api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey }, body: JSON.stringify({ name: idempotencyKey }) });
 
-/** A connection of the test's own, in a transaction that has bound the key and not committed: a first request still running. */
-async function holdKey(idempotencyKey: string) {
-  const { host, port, user, database } = api.service.knex.client.config.connection as { host: string; port: number; user: string; database: string };
-  const connection = await mysql.createConnection({ host, port, user, database });
-  await connection.query('BEGIN');
-  await connection.query(
-    "INSERT INTO idempotency_keys (tenant_id, idempotency_key, fingerprint, created_at, response_status, response_headers, response_body) VALUES (?, ?, ?, '2026-11-23 00:00:00.000', 201, '{}', '{}')",
-    [tenantId, idempotencyKey, '0'.repeat(64)],
-  );
-  return connection;
-}
+const holdKey = (idempotencyKey: string) => holdIdempotencyKey(api.service.knex, tenantId, idempotencyKey);
 
 it('answers 409 while the first request holds the key, after waiting for it', async () => {
   const holder = await holdKey('held-1');

@@ -1,8 +1,9 @@
 /**
  * The key reader that refuses a flood of unknown fields before JSON.parse must never vouch for a
- * text JSON.parse refuses, and must find exactly the keys JSON.parse's object has.
+ * text JSON.parse refuses, and must find exactly the keys JSON.parse's object has, each with the
+ * text of its value.
  */
-import { topLevelKeys } from '../../src/http/json-top-level-keys';
+import { topLevelFields, topLevelKeys } from '../../src/http/json-top-level-keys';
 
 /** What JSON.parse makes of `text`: the top-level object's keys, 'not an object', or 'not JSON'. */
 function parsed(text: string): string[] | 'not an object' | 'not JSON' {
@@ -15,13 +16,20 @@ function parsed(text: string): string[] | 'not an object' | 'not JSON' {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : 'not an object';
 }
 
-/** Holds topLevelKeys to JSON.parse for `text`. */
+/** Holds topLevelKeys to JSON.parse for `text`, and each field's value as topLevelFields finds its text. */
 function expectAgreement(text: string): void {
   const keys = topLevelKeys(text);
   const expected = parsed(text);
-  if (typeof expected === 'string') expect([text, keys]).toEqual([text, undefined]);
+  if (typeof expected === 'string') {
+    expect([text, keys]).toEqual([text, undefined]);
+    return;
+  }
   // JSON.parse keeps a repeated key once, and puts keys that are array indexes first.
-  else expect([text, [...new Set(keys)].sort()]).toEqual([text, [...expected].sort()]);
+  expect([text, [...new Set(keys)].sort()]).toEqual([text, [...expected].sort()]);
+  const fields = topLevelFields(text)!;
+  // The last of a repeated key is the one JSON.parse keeps.
+  const values = Object.fromEntries(fields.keys.map((key, i) => [key, JSON.parse(text.slice(fields.valueStarts[i], fields.valueEnds[i]))]));
+  expect([text, values]).toEqual([text, JSON.parse(text)]);
 }
 
 it.each([

@@ -1,16 +1,35 @@
 /**
  * `make bench`, abuse part (issue 11's figures): 50 clients that ask for the largest pages and
- * read none of them, against the service's memory and its health check; and what a huge invalid
- * body costs the service against a small one.
+ * read none of them, against the service's memory and its health check; and what refused bodies
+ * of up to 64 KiB (floods of fields, flat and nested, deep arrays, another charset) cost the
+ * service against a small invalid one. Then issue 20's fences: (a) a webhook fan-out against
+ * another tenant (webhook-fanout-bench.ts), (b) one address holding idle sockets against another's
+ * requests, (c) the long polls the limits allow, with writes.
+ *
+ * BENCH_IDLE_SECONDS (15) and BENCH_IDLE_SOCKETS (1000) for (b); BENCH_POLL_SECONDS (10),
+ * BENCH_POLL_ROUNDS (2), BENCH_POLL_TENANTS (5) and BENCH_POLL_WRITES (writes/s, 5) for (c).
  */
 import net from 'node:net';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, withKnex, type Fixture } from './fixture';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
+import { idleSocketsFromOneAddress } from './connections-bench';
+import { longPollsWithWrites } from './long-polls-bench';
+import { webhookFanout } from './webhook-fanout-bench';
 
 const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
-const serviceEnv = { RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', LOG_LEVEL: 'info' };
+/** The fences at their defaults, spelled out: the figures below are printed against them. */
+const fences = { perAddress: 100, perKey: 10, perTenant: 50 };
+const serviceEnv = {
+  RATE_LIMIT_PER_MINUTE: '0',
+  AUTH_FAILURES_PER_MINUTE: '0',
+  LOG_LEVEL: 'info',
+  MAX_CONNECTIONS_PER_ADDRESS: String(fences.perAddress),
+  LONG_POLLS_PER_KEY: String(fences.perKey),
+  LONG_POLLS_PER_TENANT: String(fences.perTenant),
+};
+const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** 50 connections each pipeline 10 requests for a page of 200 tasks of 10,000 characters, and read nothing. */
@@ -42,30 +61,56 @@ async function slowReaders(service: ServerProcess, fixture: Fixture): Promise<vo
   console.log(`- service peak RSS ${fmt(rss)} MB (< 250: ${mark(rss < 250)}); /healthz p50 ${fmt(percentile(health, 50), 1)} ms, p99 ${fmt(percentile(health, 99), 1)} ms, worst ${fmt(worst, 1)} ms (< 100: ${mark(worst < 100)})`);
 }
 
+interface Refused {
+  label: string;
+  path: string;
+  contentType: string;
+  body: string | Buffer;
+  status: number;
+}
+
 /** CPU per request for a body, over `count` requests sent one after another. */
-async function cpuPerRequest(service: ServerProcess, key: string, body: string, count: number): Promise<number> {
+async function cpuPerRequest(service: ServerProcess, key: string, { path, contentType, body, status }: Refused, count: number): Promise<number> {
   const before = service.cpuSeconds();
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`${service.url}/v1/projects`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body });
-    if (response.status !== 400) throw new Error(`expected 400, got ${response.status}`);
+    const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': contentType }, body });
+    if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}`);
     await response.arrayBuffer();
   }
   return ((service.cpuSeconds() - before) * 1e6) / count;
 }
 
+/** Bodies of up to 64 KiB that are refused, each to be set against a small invalid body. */
+function refusedBodies(): Refused[] {
+  const fields = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, 1]));
+  const json = 'application/json';
+  const project = (label: string, body: string | Buffer, contentType = json, status = 400) => ({ label, path: '/v1/projects', contentType, body, status });
+  const deep = 32_000;
+  return [
+    project('6,300 unknown fields', JSON.stringify(fields(6300))),
+    project('6,300 fields nested in one unknown field', JSON.stringify({ name: 'x', extra: fields(6300) })),
+    project('6,300 fields nested in the name', JSON.stringify({ name: fields(6300) })),
+    project('10,000 numbers in an unknown field', JSON.stringify({ name: 'x', extra: Array.from({ length: 10_000 }, (_, i) => i) })),
+    project(`an array ${fmt(deep)} deep in the name`, `{"name":${'['.repeat(deep)}${']'.repeat(deep)}}`),
+    project('3,000 nested fields in charset=utf-16le', Buffer.from(JSON.stringify({ name: 'x', extra: fields(3000) }), 'utf16le'), `${json}; charset=utf-16le`, 415),
+    { label: '4,000 event types in a webhook endpoint', path: '/v1/webhook-endpoints', contentType: json, body: JSON.stringify({ url: 'https://example.com/h', event_types: Array.from({ length: 4000 }, () => 'task.created') }), status: 400 },
+  ];
+}
+
 async function validationCost(service: ServerProcess, fixture: Fixture): Promise<void> {
-  const huge = JSON.stringify(Object.fromEntries(Array.from({ length: 6300 }, (_, i) => [`f${i}`, 1])));
-  const small = JSON.stringify({ name: '', colour: 'red' });
-  const rounds = { huge: [] as number[], small: [] as number[] };
-  for (let round = 0; round < 4; round++) {
-    rounds.huge.push(await cpuPerRequest(service, fixture.key, huge, 400));
-    rounds.small.push(await cpuPerRequest(service, fixture.key, small, 400));
-  }
+  const small: Refused = { label: 'small', path: '/v1/projects', contentType: 'application/json', body: JSON.stringify({ name: '', colour: 'red' }), status: 400 };
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const [hugeUs, smallUs] = [median(rounds.huge), median(rounds.small)];
-  const ratio = hugeUs / smallUs;
-  console.log(`\n## An invalid body of ${fmt(huge.length / 1024)} KB with 6,300 unknown fields against a small invalid body (CPU per request, median of 4 alternating rounds)\n`);
-  console.log(`- ${fmt(hugeUs)} µs against ${fmt(smallUs)} µs: ${fmt(ratio, 1)}× (≤ 3: ${mark(ratio <= 3)})`);
+  console.log(`\n## Refused bodies of up to 64 KiB against a small invalid body (CPU per request, median of 4 alternating rounds of 300)\n`);
+  for (const refused of refusedBodies()) {
+    const rounds = { refused: [] as number[], small: [] as number[] };
+    for (let round = 0; round < 4; round++) {
+      rounds.refused.push(await cpuPerRequest(service, fixture.key, refused, 300));
+      rounds.small.push(await cpuPerRequest(service, fixture.key, small, 300));
+    }
+    const [refusedUs, smallUs] = [median(rounds.refused), median(rounds.small)];
+    const ratio = refusedUs / smallUs;
+    console.log(`- ${refused.label} (${fmt(refused.body.length / 1024)} KB, ${refused.status}): ${fmt(refusedUs)} µs against ${fmt(smallUs)} µs: ${fmt(ratio, 1)}× (≤ 3: ${mark(ratio <= 3)})`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -80,12 +125,24 @@ async function main(): Promise<void> {
     try {
       await validationCost(service, fixture);
       await slowReaders(service, fixture);
+      await idleSocketsFromOneAddress(service, fixture.key, { seconds: envNumber('BENCH_IDLE_SECONDS', 15), sockets: envNumber('BENCH_IDLE_SOCKETS', 1000), perAddress: fences.perAddress });
+      await withKnex(database.config, (knex) =>
+        longPollsWithWrites(service, knex, {
+          seconds: envNumber('BENCH_POLL_SECONDS', 10),
+          rounds: envNumber('BENCH_POLL_ROUNDS', 2),
+          tenants: envNumber('BENCH_POLL_TENANTS', 5),
+          writesPerSecond: envNumber('BENCH_POLL_WRITES', 5),
+          perKey: fences.perKey,
+          perTenant: fences.perTenant,
+        }),
+      );
     } finally {
       await service.stop();
     }
   } finally {
     await database.drop();
   }
+  await webhookFanout(mysqlUrl);
 }
 
 main().catch((error) => {

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import { nowForDb } from '../../src/db/timestamps';
 import { migrateToLatest } from '../../src/db/migrate';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
@@ -11,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
-const tables = ['tenants', 'api_keys', 'projects', 'tasks', 'idempotency_keys', 'events', 'event_sequences', 'leases', 'webhook_endpoints', 'webhook_deliveries'];
+const tables = ['tenants', 'api_keys', 'projects', 'tasks', 'idempotency_keys', 'events', 'event_sequences', 'leases', 'webhook_endpoints', 'webhook_deliveries', 'webhook_endpoint_counts'];
 
 it('creates every table, and rolls all the way back and forward again', async () => {
   for (const table of tables) expect(await knex.schema.hasTable(table)).toBe(true);
@@ -62,3 +64,31 @@ if (testEngine === 'mysql') {
     expect(await knex.raw('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
   });
 }
+
+it('counts the webhook endpoints each tenant had before counting began, none for a tenant without', async () => {
+  const counting = '20261126120100-count-webhook-endpoints';
+  await knex.migrate.down({ name: counting });
+  const now = nowForDb();
+  const tenants = [uuidv7(), uuidv7(), uuidv7()];
+  await knex('tenants').insert(tenants.map((tenant_id, i) => ({ tenant_id, name: `counted-${i}`, created_at: now })));
+  const endpoint = (tenant_id: string) => ({
+    webhook_endpoint_id: uuidv7(),
+    tenant_id,
+    url: 'https://hooks.example.com/x',
+    event_types: null,
+    description: '',
+    enabled: false,
+    disabled_reason: 'by_client',
+    secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+    created_at: now,
+    updated_at: now,
+  });
+  await knex('webhook_endpoints').insert([endpoint(tenants[0]), endpoint(tenants[0]), endpoint(tenants[0]), endpoint(tenants[1])]);
+  await knex.migrate.up({ name: counting });
+  const counts = await knex('webhook_endpoint_counts').whereIn('tenant_id', tenants).select('tenant_id', 'endpoints');
+  expect(counts.sort((a, b) => a.endpoints - b.endpoints)).toEqual([
+    { tenant_id: tenants[2], endpoints: 0 },
+    { tenant_id: tenants[1], endpoints: 1 },
+    { tenant_id: tenants[0], endpoints: 3 },
+  ]);
+});

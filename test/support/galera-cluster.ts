@@ -7,19 +7,20 @@
  * write a root-owned data directory), the first node bootstraps the cluster and the others join
  * it one at a time; a node started again after a crash first recovers its position from InnoDB
  * (`--wsrep-recover`, what the packaged service does) so it catches up by IST rather than a
- * full copy. HAProxy sends connections only to nodes that serve (Synced, or an IST donor), through an
- * HTTP check per node (the role Galera's `clustercheck` script plays in production), so a
- * joining or isolated node gets no traffic; a node marked down has its sessions cut.
+ * full copy. HAProxy runs the repository's own deploy/haproxy.cfg and deploy/galera-health-check.sh,
+ * as an operator would, so it sends connections only to nodes that serve (Synced, or a donor whose
+ * transfer does not block it) and a joining, isolated or blocked node gets no traffic; a node
+ * marked down has its sessions cut.
  *
  * Processes are started in sessions of their own (detached), so nothing but `destroy()` stops
  * them; `destroy()` kills each by its process group and removes the folder.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
+import { projectRoot } from '../../src/paths';
 import { freePort } from './free-port';
 
 export const mariadbd = process.env.MARIADBD_PATH || '/usr/sbin/mariadbd';
@@ -34,8 +35,6 @@ interface Ports {
   gmcast: number;
   ist: number;
   sst: number;
-  /** The HTTP check HAProxy asks whether the node serves. */
-  check: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,7 +70,6 @@ async function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals
 
 export class GaleraNode {
   child?: ChildProcess;
-  private checkServer?: http.Server;
 
   constructor(
     readonly index: number,
@@ -210,35 +208,6 @@ export class GaleraNode {
     }
   }
 
-  /**
-   * Whether the node serves queries: in the primary component and ready, and Synced or a donor
-   * (an IST donor serves as usual; what `clustercheck` calls available-when-donor). A joiner,
-   * a node still catching up, and one outside the primary component are not.
-   */
-  async isAvailable(): Promise<boolean> {
-    const status = await this.status(['wsrep_local_state', 'wsrep_cluster_status', 'wsrep_ready']);
-    return status !== undefined && status.wsrep_cluster_status === 'Primary' && status.wsrep_ready === 'ON' && ['2', '4'].includes(status.wsrep_local_state);
-  }
-
-  /** The HTTP check HAProxy asks: 200 while the node is available, 503 otherwise. */
-  async startCheck(): Promise<void> {
-    this.checkServer = http.createServer((request, response) => {
-      request.resume();
-      this.isAvailable().then(
-        (available) => response.writeHead(available ? 200 : 503, { 'Content-Type': 'text/plain', Connection: 'close' }).end(available ? 'available\n' : 'not available\n'),
-        () => response.writeHead(503).end(),
-      );
-    });
-    await new Promise<void>((resolve) => this.checkServer!.listen(this.ports.check, '127.0.0.1', resolve));
-  }
-
-  async stopCheck(): Promise<void> {
-    const server = this.checkServer;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-
   /** SIGKILL, as a crash of the host would: no shutdown, nothing flushed beyond what InnoDB already has. */
   async kill(): Promise<void> {
     await killGroup(this.child);
@@ -310,7 +279,7 @@ export class StandaloneMariaDb {
   static async start(): Promise<StandaloneMariaDb> {
     const ids = mysqlIds();
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-standalone-'));
-    const node = new GaleraNode(0, path.join(folder, 'server'), { client: await freePort(), gmcast: 0, ist: 0, sst: 0, check: 0 }, undefined);
+    const node = new GaleraNode(0, path.join(folder, 'server'), { client: await freePort(), gmcast: 0, ist: 0, sst: 0 }, undefined);
     const server = new StandaloneMariaDb(folder, node);
     try {
       fs.mkdirSync(node.tmpDir, { recursive: true });
@@ -362,7 +331,7 @@ export class GaleraCluster {
     const ids = mysqlIds();
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-galera-'));
     const ports: Ports[] = [];
-    for (let i = 0; i < 3; i++) ports.push({ client: await freePort(), gmcast: await freePort(), ist: await freePort(), sst: await freePort(), check: await freePort() });
+    for (let i = 0; i < 3; i++) ports.push({ client: await freePort(), gmcast: await freePort(), ist: await freePort(), sst: await freePort() });
     const clusterAddress = `gcomm://${ports.map((p) => `127.0.0.1:${p.gmcast}`).join(',')}`;
     const nodes = ports.map((p, i) => new GaleraNode(i, path.join(folder, `node${i + 1}`), p, clusterAddress));
     const cluster = new GaleraCluster(folder, nodes, await freePort());
@@ -391,7 +360,6 @@ export class GaleraCluster {
       } finally {
         await admin.end();
       }
-      for (const node of nodes) await node.startCheck();
       await cluster.startHaproxy();
       log(`cluster and HAProxy up at ${Date.now() - started} ms`);
       return cluster;
@@ -401,38 +369,17 @@ export class GaleraCluster {
     }
   }
 
+  /** HAProxy on the repository's deploy/haproxy.cfg, with this cluster's addresses in its environment. */
   private async startHaproxy(): Promise<void> {
-    const config = path.join(this.folder, 'haproxy.cfg');
-    fs.writeFileSync(
-      config,
-      [
-        'global',
-        '  maxconn 2000',
-        'defaults',
-        '  mode tcp',
-        '  timeout connect 1s',
-        '  timeout client 1h',
-        '  timeout server 1h',
-        '  timeout check 1s',
-        // A connection refused by a node that just died is tried on another.
-        '  retries 3',
-        '  option redispatch',
-        'frontend galera',
-        `  bind 127.0.0.1:${this.proxyPort}`,
-        '  default_backend nodes',
-        'backend nodes',
-        '  balance leastconn',
-        '  option httpchk GET /',
-        // Twice a second; down after two failed checks, up after two good ones; a node marked down
-        // (dead, joining, outside the primary component) has its sessions cut, so clients
-        // reconnect to a node that serves rather than keep a connection that answers 1047.
-        '  default-server inter 500ms fall 2 rise 2 on-marked-down shutdown-sessions',
-        ...this.nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.ports.client} check port ${node.ports.check}`),
-        '',
-      ].join('\n'),
-    );
+    const config = path.join(projectRoot, 'deploy', 'haproxy.cfg');
+    const env = {
+      ...process.env,
+      GALERA_LISTEN: `127.0.0.1:${this.proxyPort}`,
+      GALERA_CHECK: path.join(projectRoot, 'deploy', 'galera-health-check.sh'),
+      ...Object.fromEntries(this.nodes.map((node, i) => [`GALERA_NODE${i + 1}`, `127.0.0.1:${node.ports.client}`])),
+    };
     const out = fs.openSync(path.join(this.folder, 'haproxy.log'), 'a');
-    this.haproxyChild = spawn(haproxy, ['-db', '-f', config], { detached: true, stdio: ['ignore', out, out] });
+    this.haproxyChild = spawn(haproxy, ['-db', '-f', config], { detached: true, stdio: ['ignore', out, out], env });
     fs.closeSync(out);
     const deadline = Date.now() + 20_000;
     for (;;) {
@@ -480,7 +427,6 @@ export class GaleraCluster {
       // keep going: the nodes must go too
     }
     for (const node of this.nodes) {
-      await node.stopCheck().catch(() => {});
       await node.kill().catch(() => {});
     }
     fs.rmSync(this.folder, { recursive: true, force: true });

@@ -13,13 +13,18 @@ export const mariadbd = process.env.MARIADBD_PATH || '/usr/sbin/mariadbd';
 
 export class OwnMariaDb {
   private child?: ChildProcess;
-  private constructor(readonly dataDir: string, readonly port: number) {}
+  private constructor(
+    readonly dataDir: string,
+    readonly port: number,
+    private readonly serverOptions: readonly string[],
+  ) {}
 
-  static async create(): Promise<OwnMariaDb> {
+  /** `serverOptions` go to mariadbd after the test's own (`--sql-mode=...`), at every start. */
+  static async create(serverOptions: readonly string[] = []): Promise<OwnMariaDb> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-mariadb-'));
     const installed = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${dataDir}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'], { encoding: 'utf8' });
     if (installed.status !== 0) throw new Error(`mariadb-install-db failed:\n${installed.stderr}`);
-    const server = new OwnMariaDb(dataDir, await freePort());
+    const server = new OwnMariaDb(dataDir, await freePort(), serverOptions);
     await server.start();
     const connection = await server.connect();
     await connection.query('CREATE DATABASE tasks');
@@ -38,7 +43,7 @@ export class OwnMariaDb {
   async start(): Promise<void> {
     this.child = spawn(
       mariadbd,
-      ['--no-defaults', `--datadir=${this.dataDir}`, `--port=${this.port}`, `--socket=${path.join(this.dataDir, 'mysqld.sock')}`, '--bind-address=127.0.0.1', '--user=root', '--skip-grant-tables', '--innodb-buffer-pool-size=32M'],
+      ['--no-defaults', `--datadir=${this.dataDir}`, `--port=${this.port}`, `--socket=${path.join(this.dataDir, 'mysqld.sock')}`, '--bind-address=127.0.0.1', '--user=root', '--skip-grant-tables', '--innodb-buffer-pool-size=32M', ...this.serverOptions],
       { stdio: 'ignore' },
     );
     const deadline = Date.now() + 60_000;

@@ -30,9 +30,10 @@ export class RawConnection {
     });
   }
 
-  static async open(baseUrl: string): Promise<RawConnection> {
+  /** `localAddress`: the address to connect from (127.0.0.2 is a second loopback client). */
+  static async open(baseUrl: string, localAddress?: string): Promise<RawConnection> {
     const { hostname, port } = new URL(baseUrl);
-    const socket = net.connect(Number(port), hostname);
+    const socket = net.connect({ port: Number(port), host: hostname, localAddress });
     await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
     return new RawConnection(socket);
   }

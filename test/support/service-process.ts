@@ -25,7 +25,8 @@ export interface ServiceProcess {
 /** `node dist/src/cli/serve.js` on a free port, once it says it is serving. */
 export async function serveProcess(database: DatabaseConfig, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [entryPoint], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(database), PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...env },
+    // Limits no test reaches, as in the in-process tests' configuration: the tests send from one address.
+    env: { ...process.env, DATABASE_URL: databaseUrl(database), PORT: '0', RATE_LIMIT_PER_MINUTE: '0', MAX_CONNECTIONS_PER_ADDRESS: '1000', LONG_POLLS_PER_KEY: '1000', LONG_POLLS_PER_TENANT: '1000', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines: Array<Record<string, any>> = [];

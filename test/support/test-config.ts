@@ -22,6 +22,9 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     requestTimeoutSeconds: 30,
     keepAliveTimeoutSeconds: 5,
     maxConnections: 1000,
+    maxConnectionsPerAddress: 1000,
+    longPollsPerKey: 1000,
+    longPollsPerTenant: 1000,
     slowReaderTimeoutSeconds: 30,
     statementTimeoutSeconds: 5,
     cleanupIntervalSeconds: 60,
@@ -29,6 +32,8 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     webhookTimeoutSeconds: 10,
     webhookRetryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     webhookAllowPrivateTargets: false,
+    webhookEndpointsPerTenant: 20,
+    webhookMaxInFlight: 64,
     ...overrides,
   };
 }

@@ -23,7 +23,7 @@ export interface WebhookReceiver {
   /** http://127.0.0.1:PORT */
   origin: string;
   received: ReceivedRequest[];
-  /** Requests being answered (or hanging) right now, and the most there ever were at once. */
+  /** Requests being answered (or hanging, until the client closes the connection) right now, and the most there ever were at once. */
   concurrent(): { now: number; most: number };
   respond(responder: Responder): void;
   /** Resolves once `count` requests (of `path`, when given) have arrived; rejects after `timeoutMs`. */
@@ -58,10 +58,18 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
       const answer = await current(request, received.length - 1);
       if (answer === 'hang') {
         hanging.add(res);
-        res.on('close', () => {
+        // Open until the client closes its side: its end is read at once, where the socket's
+        // close is emitted a turn of the loop later, after requests on other connections read
+        // meanwhile, which would count a request the client has already given up.
+        let open = true;
+        const closed = () => {
+          if (!open) return;
+          open = false;
           hanging.delete(res);
           now--;
-        });
+        };
+        res.on('close', closed);
+        req.socket.once('end', closed);
         return;
       }
       now--;

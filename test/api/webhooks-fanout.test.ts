@@ -1,0 +1,119 @@
+/**
+ * Webhook fan-out is bounded per instance: a tenant whose many endpoints hang, or whose host
+ * names take long to resolve, gets no more than the instance's cap (and its share of it), while
+ * another tenant's deliveries still arrive promptly and the service keeps answering.
+ *
+ * The slow resolver is the operating system's, made slow: node's dns.lookup answers names under
+ * `.slow.test` only after a while (the rest it passes on), as a resolver that is slow to answer would.
+ */
+import dns from 'node:dns';
+import type { Config } from '../../src/config';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { startTestService, type TestService } from '../support/test-service';
+
+const cap = 8;
+const json = { 'Content-Type': 'application/json' };
+let healthy: WebhookReceiver;
+
+/** Lookups of `.slow.test` names: running now, the most at once, and every name looked up. */
+const lookups = { now: 0, most: 0, names: [] as string[] };
+const slowLookupMs = 1500;
+const realLookup = dns.lookup;
+
+beforeAll(async () => {
+  (dns as { lookup: unknown }).lookup = (hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    if (!hostname.endsWith('.slow.test')) return (realLookup as (...args: unknown[]) => void)(hostname, options, callback);
+    lookups.names.push(hostname);
+    lookups.most = Math.max(lookups.most, ++lookups.now);
+    setTimeout(() => {
+      lookups.now--;
+      callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    }, slowLookupMs);
+  };
+  healthy = await startReceiver();
+});
+afterAll(async () => {
+  await healthy.stop();
+  (dns as { lookup: unknown }).lookup = realLookup;
+});
+
+/**
+ * A service of the test's own, capped at `cap` attempts in flight, each cut off after a second;
+ * a tenant may register more endpoints than the default, so that one tenant alone can try for every slot.
+ */
+async function withService(config: Partial<Config>, test: (api: TestService) => Promise<void>) {
+  const api = await startTestService({ config: { webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 1, webhookMaxInFlight: cap, webhookEndpointsPerTenant: 100, ...config } });
+  try {
+    await test(api);
+  } finally {
+    await api.stop();
+  }
+}
+
+const register = async (api: TestService, key: string, url: string) =>
+  expect((await api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) })).status).toBe(201);
+const createProject = async (api: TestService, key: string, name: string, description = '') =>
+  expect((await api.send('POST', '/v1/projects', { key, headers: json, body: JSON.stringify({ name, description }) })).status).toBe(201);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long the service takes to answer /healthz. */
+async function healthzMs(api: TestService): Promise<number> {
+  const started = performance.now();
+  expect((await fetch(`${api.baseUrl}/healthz`)).status).toBe(200);
+  return performance.now() - started;
+}
+
+it('keeps a tenant whose 40 endpoints hang within the cap, and delivers another tenant promptly meanwhile', async () => {
+  const hanging = await startReceiver(() => 'hang');
+  try {
+    await withService({ webhookRetryScheduleMs: [300, 300, 300, 300, 300] }, async (api) => {
+      const a = await api.createKey('fanout-hanging');
+      const b = await api.createKey('fanout-healthy');
+      await Promise.all([...Array.from({ length: 40 }, (_, i) => register(api, a, `${hanging.origin}/a${i}`)), register(api, b, `${healthy.origin}/b`)]);
+      // 200 attempts of large events to receivers that never answer, retried every 300 ms.
+      for (let i = 0; i < 5; i++) await createProject(api, a, `a${i}`, 'x'.repeat(10_000));
+      await hanging.waitFor(cap - 1, { timeoutMs: 5000 });
+
+      const started = performance.now();
+      for (let i = 0; i < 10; i++) await createProject(api, b, `b${i}`);
+      const delivered = await healthy.waitFor(10, { path: '/b', timeoutMs: 10_000 });
+      // Behind tenant A's 200 attempts, at 8 a second, these would take 25 s.
+      expect(Math.max(...delivered.map((r) => r.at)) - started).toBeLessThan(8000);
+      expect(await healthzMs(api)).toBeLessThan(1000);
+      await sleep(1500);
+
+      // The receiver's own count of requests open at once: never more than the instance's cap,
+      // though tenant A had 200 attempts due at 40 endpoints that each allow 10.
+      expect(hanging.concurrent().most).toBeLessThanOrEqual(cap);
+      expect(hanging.concurrent().most).toBeGreaterThanOrEqual(cap / 2);
+      expect(hanging.received.length).toBeGreaterThan(cap);
+    });
+  } finally {
+    await hanging.stop();
+  }
+}, 20_000);
+
+it("makes at most two host name lookups at once, each counted until it ends past its attempt's timeout, and delivers another tenant meanwhile", async () => {
+  await withService({ webhookRetryScheduleMs: Array(20).fill(300) }, async (api) => {
+    const c = await api.createKey('fanout-slow-names');
+    const b = await api.createKey('fanout-healthy');
+    const port = new URL(healthy.origin).port;
+    // Twelve names, each 1.5 s to resolve, asked for by attempts cut off after 1 s.
+    await Promise.all([...Array.from({ length: 12 }, (_, i) => register(api, c, `http://h${i}.slow.test:${port}/c${i}`)), register(api, b, `${healthy.origin}/b2`)]);
+    await createProject(api, c, 'c');
+    while (lookups.names.length < 2) await sleep(20);
+
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) await createProject(api, b, `b${i}`);
+    const delivered = await healthy.waitFor(5, { path: '/b2', timeoutMs: 10_000 });
+    // Tenant C's attempts hold no more than its share of the slots, however long their lookups take.
+    expect(Math.max(...delivered.map((r) => r.at)) - started).toBeLessThan(6000);
+    expect(await healthzMs(api)).toBeLessThan(1000);
+
+    // A name once resolved is remembered, and a retry reaches the receiver at the address it gave.
+    const [reached] = await Promise.race(Array.from({ length: 12 }, (_, i) => healthy.waitFor(1, { path: `/c${i}`, timeoutMs: 12_000 })));
+    expect(reached.headers.host).toMatch(new RegExp(`^h\\d+\\.slow\\.test:${port}$`));
+    expect(new Set(lookups.names).size).toBeGreaterThanOrEqual(3);
+    expect(lookups.most).toBe(2);
+  });
+}, 20_000);
