@@ -2,7 +2,8 @@
 /**
  * Builds dist/ with tsc only when a source is newer than the last build, so `npm start` and the
  * CLIs start at once on an installed clone. What the build reads: src/, generated/, knexfile.ts,
- * the tsconfig files and the lockfile (a dependency's types can change the output).
+ * the tsconfig files, the lockfile (a dependency's types can change the output) and the OpenAPI
+ * document, which it parses once into dist/openapi.json for the service to start from.
  * `--force` builds whatever the times say (`npm run build`).
  */
 'use strict';
@@ -12,7 +13,7 @@ const { spawnSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
-const inputs = ['src', 'generated', 'knexfile.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const inputs = ['src', 'generated', 'knexfile.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'openapi/openapi.yaml'];
 
 /** The newest modification time under a file or folder (0 when it does not exist). */
 function newest(target) {
@@ -36,12 +37,21 @@ function builtAt() {
   }
 }
 
+/** The document parsed, with the hash of its text: the service uses it only for that same text. */
+function writeParsedDocument() {
+  const { yamlHash } = require(path.join(root, 'dist', 'src', 'http', 'document.js'));
+  const { parsedDocumentPath, openapiDocumentPath } = require(path.join(root, 'dist', 'src', 'paths.js'));
+  const yaml = fs.readFileSync(openapiDocumentPath, 'utf8');
+  fs.writeFileSync(parsedDocumentPath, JSON.stringify({ sha256: yamlHash(yaml), document: require('yaml').parse(yaml) }));
+}
+
 const force = process.argv.includes('--force');
 const sourcesAt = Math.max(...inputs.map((input) => newest(path.join(root, input))));
 if (force || sourcesAt >= builtAt()) {
   const startedAt = Date.now();
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+  writeParsedDocument();
   fs.mkdirSync(path.dirname(stamp), { recursive: true });
   // Stamped with the time the build began: a source saved during the build is built next time.
   fs.writeFileSync(stamp, '');

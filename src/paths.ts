@@ -6,6 +6,9 @@ export const projectRoot = findPackageRoot(__dirname);
 
 export const openapiDocumentPath = path.join(projectRoot, 'openapi', 'openapi.yaml');
 
+/** The document parsed at build time (scripts/build-if-stale.js), with the hash of the YAML it came from. */
+export const parsedDocumentPath = path.join(projectRoot, 'dist', 'openapi.json');
+
 /** The embedded default database. */
 export const defaultSqliteFile = path.join(projectRoot, 'data', 'tasks.sqlite');
 

@@ -109,6 +109,7 @@ export async function startService(config: Config, options: { logDestination?: D
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
+    api.compileValidators().catch((error: unknown) => logger.error({ err: error }, 'a request validator does not compile'));
     const cleanup = startCleanup(background, { intervalMs: config.cleanupIntervalSeconds * 1000, eventRetentionDays: config.eventRetentionDays, logger });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -6,7 +6,7 @@
  * the connections it started, which the timeout cannot call off.
  */
 import net from 'node:net';
-import { Agent, request, type buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { createResolver } from './dns-lookups';
 import { parseRetryAfter } from './retry-schedule';
 import { guardedConnector, TargetRefusedError } from './target-guard';
@@ -38,13 +38,18 @@ export interface WebhookClient {
   close(): Promise<void>;
 }
 
+/**
+ * undici, loaded at the first delivery: it is among the largest modules the service uses, and an
+ * instance that delivers nothing never needs it.
+ */
+const undici = () => require('undici') as typeof import('undici');
+
 const bare = (hostname: string) => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname);
 const noop = () => {};
 
 export function createWebhookClient(options: { timeoutMs: number; allowPrivateTargets: boolean }): WebhookClient {
   const { timeoutMs } = options;
   const resolver = createResolver();
-  const guarded = guardedConnector({ ...options, lookup: resolver.lookup });
   /** Connections being made, by host: a connection attempt outlives the request that asked for it (up to its own timeout). */
   const connecting = new Map<string, Set<Promise<void>>>();
   const connect: buildConnector.connector = (connectOptions, callback) => {
@@ -54,20 +59,26 @@ export function createWebhookClient(options: { timeoutMs: number; allowPrivateTa
     let done = noop;
     const made = new Promise<void>((resolve) => (done = resolve));
     pending.add(made);
-    guarded(connectOptions, (...args) => {
+    guarded!(connectOptions, (...args) => {
       pending.delete(made);
       if (pending.size === 0 && connecting.get(host) === pending) connecting.delete(host);
       done();
       (callback as (...a: unknown[]) => void)(...args);
     });
   };
-  const agent = new Agent({
-    connect,
-    keepAliveTimeout: 4000,
-    keepAliveMaxTimeout: 60_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  let guarded: buildConnector.connector | undefined;
+  let agent: Agent | undefined;
+  const agentNow = (): Agent => {
+    guarded ??= guardedConnector({ ...options, lookup: resolver.lookup });
+    agent ??= new (undici().Agent)({
+      connect,
+      keepAliveTimeout: 4000,
+      keepAliveMaxTimeout: 60_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    return agent;
+  };
   return {
     post(url, headers, body, { queue, stop }) {
       const started = performance.now();
@@ -84,7 +95,7 @@ export function createWebhookClient(options: { timeoutMs: number; allowPrivateTa
             await untilAborted(lookup.addresses, signal);
           }
           // undici's request follows no redirect: a 3xx is the answer.
-          const response = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal });
+          const response = await undici().request(url, { dispatcher: agentNow(), method: 'POST', headers, body, signal });
           await response.body.dump({ limit: answerReadLimit, signal: timeout }).catch(() => {});
           return { status: response.statusCode, retryAfterMs: parseRetryAfter(response.headers['retry-after']), durationMs: elapsed() };
         } catch (error) {
@@ -99,7 +110,7 @@ export function createWebhookClient(options: { timeoutMs: number; allowPrivateTa
       });
       return { result, ended };
     },
-    close: () => agent.close(),
+    close: async () => agent?.close(),
   };
 }
 

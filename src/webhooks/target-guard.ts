@@ -9,7 +9,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import type { NetLookup } from './dns-lookups';
 
 /** ipaddr.js's names for the ranges a target may not be in, said for people. */
@@ -147,6 +147,8 @@ function guardedLookup(lookup: NetLookup): NetLookup {
  * connected, so no delivery talks to an address the guard refuses.
  */
 export function guardedConnector(options: { allowPrivateTargets: boolean; timeoutMs: number; lookup: NetLookup }): buildConnector.connector {
+  // Loaded with the delivery client (see http-client.ts), not with the guard the requests use.
+  const { buildConnector } = require('undici') as typeof import('undici');
   if (options.allowPrivateTargets) return buildConnector({ timeout: options.timeoutMs, lookup: options.lookup } as buildConnector.BuildOptions);
   const connect = buildConnector({ timeout: options.timeoutMs, lookup: guardedLookup(options.lookup) } as buildConnector.BuildOptions);
   return (connectOptions, callback) => {
