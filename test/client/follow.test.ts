@@ -5,6 +5,7 @@
  */
 import { createClient, CursorExpiredError, cursorAfter, type FollowedEvent, type TaskTrackerClient } from '../../clients/typescript/src';
 import { startTestService, type TestService } from '../support/test-service';
+import { encodeEventCursor } from '../../src/db/events-repository';
 
 let api: TestService;
 let client: TaskTrackerClient;
@@ -42,6 +43,13 @@ it('yields every event once, in sequence order, while writers run, each with the
   // The kit's cursor is the service's: the page after the last event starts where the kit says.
   const page = await client.events.page({ cursor: events[49].cursor, limit: 1 });
   expect(page.data[0].sequence).toBe(51);
+});
+
+it('writes a cursor as the service does, for numbers of every length', () => {
+  const random = Array.from({ length: 20_000 }, () => Math.floor(Math.random() * 10 ** (1 + Math.floor(Math.random() * 15))));
+  const sequences = [...Array.from({ length: 5000 }, (_, i) => i), ...random, 2 ** 31 - 1, Number.MAX_SAFE_INTEGER];
+  const differing = sequences.filter((n) => cursorAfter(n) !== encodeEventCursor(n));
+  expect(differing).toEqual([]);
 });
 
 it('resumes from a stored cursor, after being stopped anywhere, without missing or repeating', async () => {

@@ -39,7 +39,9 @@ export class CursorExpiredError extends Error {
 
 /** The cursor that reads on after `sequence` (the service's cursor format, which this kit ships with). */
 export function cursorAfter(sequence: number): string {
-  return btoa(JSON.stringify({ after: sequence })).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  // base64url is base64 without padding here: `{"after":` fills three whole groups, and digits and
+  // `}` never encode to the two characters that differ ('+' and '/').
+  return btoa(`{"after":${sequence}}`).replace(/=+$/, '');
 }
 
 /** Reads one page of the feed, throwing a ProblemError for an error answer (retries are below it). */
@@ -85,7 +87,10 @@ export async function* follow(readPage: FeedPageReader, options: FollowOptions =
       // A page read again (from an older cursor) yields nothing already yielded.
       if (event.sequence <= lastYielded) continue;
       lastYielded = event.sequence;
-      yield { ...event, cursor: cursorAfter(event.sequence) };
+      // The page is this follower's own: each event takes its cursor in place rather than as a copy.
+      const followed = event as FollowedEvent;
+      followed.cursor = cursorAfter(event.sequence);
+      yield followed;
       if (signal?.aborted) return;
     }
     cursor = page.next_cursor;
