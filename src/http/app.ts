@@ -92,6 +92,15 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
 
   const send = (res: Response, reply: HttpReply) => sendReply(res, reply, api.writeBody(reply, (res.locals.facts as RequestFacts).operationId, res.locals.requestId));
 
+  // Where a person or a crawler who finds the service's address goes next; the same from /v1.
+  const serviceIndex = JSON.stringify({
+    name: document.definition.info.title,
+    version: document.definition.info.version,
+    links: { docs: '/docs', openapi: '/openapi.yaml', openapi_json: '/openapi.json', api: '/v1' },
+  });
+  app.get(['/', '/v1'], (_req, res) => {
+    res.type('application/json').send(serviceIndex);
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
