@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyScope } from '../api-key-format';
@@ -38,16 +39,57 @@ const fromNullable = (value: DbTimestamp | null) => (value === null ? null : fro
 /** Last use is recorded at most this often per key, so authentication stays a read. */
 const lastUseResolutionMs = 60_000;
 
+/**
+ * Key lookups running at once; those asked for meanwhile wait, and go together in one query. One
+ * is enough: under load the queries grow rather than multiply.
+ */
+const lookupsAtOnce = 1;
+/** The most keys one query looks up. */
+const lookupBatch = 100;
+
+type ActiveKeyRow = { key_id: string; tenant_id: string; scopes: string };
+const toPrincipal = (row: ActiveKeyRow): Principal => ({ keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) });
+
 export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;
 
 export function apiKeysRepository(knex: Knex) {
   const lastUseWritten = new Map<string, number>();
-  const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) =>
-    knex('api_keys')
-      .first('key_id', 'tenant_id', 'scopes')
-      .where('key_hash', keyHash)
-      .whereNull('revoked_at')
-      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now)),
+  const active = (query: Knex.QueryBuilder, now: string) => query.whereNull('revoked_at').andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
+  const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) => active(knex('api_keys').first('key_id', 'tenant_id', 'scopes').where('key_hash', keyHash), now));
+  const lookUp = async (keyHashes: readonly string[]): Promise<Array<Principal | undefined>> => {
+    const now = nowForDb();
+    if (keyHashes.length === 1) {
+      const [row] = await selectActive<ActiveKeyRow>({ keyHash: keyHashes[0], now });
+      return [row && toPrincipal(row)];
+    }
+    const rows: Array<ActiveKeyRow & { key_hash: string }> = await active(knex('api_keys').select('key_id', 'tenant_id', 'scopes', 'key_hash').whereIn('key_hash', [...new Set(keyHashes)]), now);
+    const found = new Map(rows.map((row) => [row.key_hash, toPrincipal(row)]));
+    return keyHashes.map((keyHash) => found.get(keyHash));
+  };
+  /**
+   * Lookups asked for while `lookupsAtOnce` run wait, and go together in one query as one ends:
+   * a wake-up of many long polls, which all ask again at once, costs a few reads, not one each.
+   * Nothing is remembered between queries, and a request's key is read by a query that starts
+   * after the request came, so a key revoked before it came is refused.
+   */
+  let lookingUp = 0;
+  const waiting: Array<() => void> = [];
+  const lookups = new DataLoader<string, Principal | undefined>(
+    async (keyHashes) => {
+      lookingUp++;
+      try {
+        return await lookUp(keyHashes);
+      } finally {
+        lookingUp--;
+        waiting.shift()?.();
+      }
+    },
+    {
+      cache: false,
+      maxBatchSize: lookupBatch,
+      // At the soonest after this turn of the event loop: the keys of every request read in it go together.
+      batchScheduleFn: (dispatch) => (lookingUp + waiting.length < lookupsAtOnce ? setImmediate(dispatch) : waiting.push(dispatch)),
+    },
   );
 
   return translatingErrors({
@@ -67,9 +109,8 @@ export function apiKeysRepository(knex: Knex) {
     },
 
     /** The principal of a key that exists and is neither revoked nor expired. */
-    async findActive(keyHash: string): Promise<Principal | undefined> {
-      const [row] = await selectActive<{ key_id: string; tenant_id: string; scopes: string }>({ keyHash, now: nowForDb() });
-      return row && { keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) };
+    findActive(keyHash: string): Promise<Principal | undefined> {
+      return lookups.load(keyHash);
     },
 
     /** A page of the active keys' hashes, in key id order, after `afterKeyId` ('' for the first). */

@@ -25,7 +25,7 @@ function watchKeyReads(knex: Knex) {
   const reads = { lookups: [] as string[], catchUps: 0 };
   knex.on('query', (query: { sql: string; bindings?: unknown[] }) => {
     if (!query.sql.includes('api_keys') || !query.sql.trimStart().toLowerCase().startsWith('select')) return;
-    if (/key_hash[`"]? = \?/.test(query.sql)) reads.lookups.push(...(query.bindings ?? []).filter((b): b is string => typeof b === 'string' && /^[0-9a-f]{64}$/.test(b)));
+    if (/key_hash[`"]? (= \?|in \()/i.test(query.sql)) reads.lookups.push(...(query.bindings ?? []).filter((b): b is string => typeof b === 'string' && /^[0-9a-f]{64}$/.test(b)));
     else if (/created_at[`"]? >= \?/.test(query.sql)) reads.catchUps++;
   });
   return reads;
