@@ -16,14 +16,14 @@ it.each(['/', '/v1', '/v1/'])('GET %s answers, without a key, an index whose eve
   // Plain fetch: the index is outside the document's operations, which the test client holds answers to.
   const res = await fetch(new URL(path, api.baseUrl));
   expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
-  const index = await res.json();
+  const index = (await res.json()) as { links: Record<string, string> };
   const { info } = loadDocument().definition;
   expect(index).toEqual({
     name: info.title,
     version: info.version,
     links: { docs: '/docs', openapi: '/openapi.yaml', openapi_json: '/openapi.json', api: '/v1' },
   });
-  for (const link of Object.values(index.links as Record<string, string>)) {
+  for (const link of Object.values(index.links)) {
     const followed = await fetch(new URL(link, api.baseUrl), { redirect: 'follow' });
     expect([link, followed.status]).toEqual([link, 200]);
   }
