@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { openapiDocumentPath, projectRoot } from '../paths';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any part of any two documents
 type Node = Record<string, any>;
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

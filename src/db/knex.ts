@@ -36,6 +36,7 @@ const migrationSource: Knex.MigrationSource<string> = {
       .sort();
   },
   getMigrationName: (name) => name,
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is a module named at run time
   getMigration: async (name) => require(path.join(migrationsDirectory, name + migrationExtension)),
 };
 

@@ -203,6 +203,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
           .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
           .update({ served_by: holder, served_until: at(times.serveMs) });
         if (serving === 0) return undefined;
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the columns selected below
         const rows: Array<Record<string, any>> = await dueAttempts(trx, endpointId, now)
           .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
           .select(

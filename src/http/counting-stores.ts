@@ -30,6 +30,7 @@ export function createCountingStores(options: { redisUrl?: string; redisTimeoutM
     };
   }
   // Loaded only when Redis is configured: its client is among the largest modules a start would load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on this path only
   const { SharedCounts } = require('./shared-counts') as typeof import('./shared-counts');
   const redis = new SharedCounts(redisUrl, redisTimeoutMs, logger);
   return {

@@ -15,6 +15,7 @@ const rememberMs = 5000;
 /** Answers remembered at most; the oldest go first. */
 const rememberedAtMost = 1000;
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- node's lookup answers in overloads of differing arguments
 export type NetLookup = (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => void;
 
 export interface Resolver {

@@ -42,6 +42,7 @@ export interface WebhookClient {
  * undici, loaded at the first delivery: it is among the largest modules the service uses, and an
  * instance that delivers nothing never needs it.
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at the first delivery
 const undici = () => require('undici') as typeof import('undici');
 
 const bare = (hostname: string) => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname);

@@ -148,6 +148,7 @@ function guardedLookup(lookup: NetLookup): NetLookup {
  */
 export function guardedConnector(options: { allowPrivateTargets: boolean; timeoutMs: number; lookup: NetLookup }): buildConnector.connector {
   // Loaded with the delivery client (see http-client.ts), not with the guard the requests use.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the delivery client
   const { buildConnector } = require('undici') as typeof import('undici');
   if (options.allowPrivateTargets) return buildConnector({ timeout: options.timeoutMs, lookup: options.lookup } as buildConnector.BuildOptions);
   const connect = buildConnector({ timeout: options.timeoutMs, lookup: guardedLookup(options.lookup) } as buildConnector.BuildOptions);

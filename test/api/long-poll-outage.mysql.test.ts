@@ -30,9 +30,8 @@ function polls(key: string, query: string, count: number) {
 it('tries a failed shared read again at the watcher\'s next look, not at once in a loop', async () => {
   const key = await api.createKey('outage');
   await createProject(key, 'first');
-  let cursor = await endCursor(key);
   for (const deadline = Date.now() + 5000; (await feed(key, '?limit=200')).json.data.length < 1 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
-  cursor = await endCursor(key);
+  const cursor = await endCursor(key);
   const { tenant_id: tenantId } = await api.service.knex('tenants').where('name', 'outage').first();
   const waiting = polls(key, `?cursor=${cursor}&wait=4`, 3);
   await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -95,7 +95,7 @@ describe('endpoints', () => {
     });
     expect(created.response.headers.get('location')).toBe(`/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`);
     expect(Buffer.from(endpoint.secret.slice(6), 'base64')).toHaveLength(32);
-    const { secret, ...shown } = endpoint;
+    const { secret: _secret, ...shown } = endpoint;
     const path = { params: { path: { webhook_endpoint_id: endpoint.webhook_endpoint_id } } };
     expect((await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).data).toEqual(shown);
     expect((await client.GET('/v1/webhook-endpoints')).data).toEqual({ data: [shown], next_cursor: null });

@@ -255,7 +255,7 @@ async function waitConnectable(node: GaleraNode, timeoutMs: number): Promise<voi
       await (await node.connect()).end();
       return;
     } catch (error) {
-      if (!node.running) throw new Error(`${node.name} exited:\n${node.tailOfLog()}`);
+      if (!node.running) throw new Error(`${node.name} exited:\n${node.tailOfLog()}`, { cause: error });
       if (Date.now() > deadline) throw error;
       await sleep(200);
     }
@@ -388,7 +388,7 @@ export class GaleraCluster {
         await connection.end();
         return;
       } catch (error) {
-        if (this.haproxyChild.exitCode !== null) throw new Error(`haproxy exited with ${this.haproxyChild.exitCode}: ${fs.readFileSync(path.join(this.folder, 'haproxy.log'), 'utf8')}`);
+        if (this.haproxyChild.exitCode !== null) throw new Error(`haproxy exited with ${this.haproxyChild.exitCode}: ${fs.readFileSync(path.join(this.folder, 'haproxy.log'), 'utf8')}`, { cause: error });
         if (Date.now() > deadline) throw error;
         await sleep(200);
       }
