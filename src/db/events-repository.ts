@@ -71,9 +71,9 @@ export function decodeEventCursor(cursor: string): number {
 
 /**
  * An event waits for its number with sequence 0 (numbers start at 1), not NULL: numbering then
- * changes a value of the same size, which InnoDB updates in place, where from NULL the row grew
- * and was rewritten (12 µs less MariaDB CPU an event, 57 to 45, measured side by side). Events
- * written by an instance older than this, during a rolling upgrade, wait with NULL.
+ * changes a value of the same size, which InnoDB updates in place, where from NULL the row would
+ * grow and be rewritten. Events written by an instance older than this, during a rolling upgrade,
+ * wait with NULL.
  */
 const awaitingNumberSql = '(sequence = 0 or sequence is null)';
 export const awaitingNumber = (q: Knex.QueryBuilder) => q.whereRaw(awaitingNumberSql);

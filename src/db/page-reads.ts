@@ -1,11 +1,10 @@
 /**
- * Pages of long rows are built one per turn of the event loop, and read two at a time. Fifty
- * clients asking at once for pages of the longest tasks (issue 11's benchmark) had up to ten of
- * them, one per pooled connection, arrive in the same turn, each about 10 ms of CPU to parse,
- * measure, serialise and write (a profile of that benchmark): every other request, /healthz too,
- * waited behind them for 100 ms and more. Built one per turn, they let the service answer what
- * else has arrived in between. A page waiting for its turn holds its rows, so while pages are long
- * fewer are read at once: ten waiting kept 30 MB more heap, and peak RSS near its 250 MB target.
+ * Pages of long rows are built one per turn of the event loop, and read two at a time. Many
+ * clients asking at once for pages of the longest tasks would otherwise have a page per pooled
+ * connection arrive in the same turn, each milliseconds of CPU to parse, measure, serialise and
+ * write, and every other request, /healthz too, would wait behind them all. Built one per turn,
+ * they let the service answer what else has arrived in between. A page waiting for its turn holds
+ * its rows, so while pages are long fewer are read at once, to keep that memory small.
  *
  * Whether pages are long is known only once one is read: the last page read decides how many
  * reads may run, and short pages (most lists) are read as many at once as the pool allows.

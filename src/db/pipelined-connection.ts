@@ -2,9 +2,9 @@
  * A transaction's connection that holds back the statements whose answers the work does not wait
  * for (BEGIN, an event's insert) and sends them with the next statement it does wait for, or with
  * COMMIT. On MySQL they go as one multi-statement packet (on a Galera node, one at a time: see
- * GaleraAware): one round trip instead of several. On this two-core machine each round trip costs
- * the service and MariaDB CPU as well as time: a create went from four (BEGIN, the task, its
- * event, COMMIT) to one, an update from five to two (the locking read waits for its row).
+ * GaleraAware): one round trip instead of several, and each round trip costs the service and
+ * MariaDB CPU as well as time. A create (BEGIN, the task, its event, COMMIT) is one round trip, an
+ * update two (the locking read waits for its row).
  *
  * It sits under knex, so knex builds and runs every statement as usual and sees the answer of the
  * one it sent; the held statements' answers are dropped, their failures are its failure.
@@ -111,7 +111,7 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
   };
 
   // What knex's runner uses of a connection it is given: its id, and the driver's one entry
-  // point. A plain object, not a Proxy of the connection: a Proxy cost about 15 µs a request.
+  // point. A plain object, not a Proxy of the connection: a Proxy's traps cost on every call.
   const wrapped =
     knex.client.config.client === 'mysql2'
       ? {

@@ -13,7 +13,7 @@ export function tenantsRepository(knex: Knex) {
     /**
      * The tenant of that name, created on first use with its count of webhook endpoints: many
      * first registrations at once then update one row rather than race to insert it (on MySQL
-     * they deadlocked on the gap, and 1 of 41 answered 503 on a loaded machine).
+     * such inserts deadlock on the gap they all locked).
      */
     async findOrCreate(name: string): Promise<Tenant> {
       const existing: Tenant | undefined = await knex('tenants').first('tenant_id', 'name').where('name', name);

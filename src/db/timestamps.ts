@@ -7,8 +7,7 @@ export type DbTimestamp = string;
 
 /**
  * The last moment formatted, kept for the calls within the same millisecond: a request asks for
- * now several times (its key's expiry, its row, its event), and formatting a Date took about
- * 3 µs each time.
+ * now several times (its key's expiry, its row, its event), and formatting a Date is not free.
  */
 let last = { ms: NaN, formatted: '' };
 

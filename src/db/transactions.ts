@@ -16,8 +16,8 @@ export interface QuerySource {
 /**
  * Queries on the one connection a transaction holds: `trx('table')` and `trx.raw`, as knex's own
  * transaction object offers them. knex's `transaction()` builds a copy of knex for each
- * transaction, which cost about 200 µs of CPU a transaction (433 against 228 µs for one insert
- * between BEGIN and COMMIT, measured in process); this binds the builder to the connection instead.
+ * transaction, which costs about as much CPU as the insert it wraps; this binds the builder to the
+ * connection instead.
  */
 export interface Transaction extends QuerySource {
   /**

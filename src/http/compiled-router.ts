@@ -64,8 +64,8 @@ function methodAndPath(req: Request): { method: string; path: string } {
 /**
  * A request's parse for its operation, kept on the request object and on the parse's own query
  * object (see parseRequest), not enumerable (a parse spreads the request's own fields into what it
- * answers). Not in a WeakMap: its values survived young-generation collections, so every request
- * body was promoted, and a 60 KB body of 6,300 fields cost a full collection every 30 requests.
+ * answers). Not in a WeakMap: its values survive young-generation collections, so every request
+ * body would be promoted to the old generation, and large bodies would bring full collections.
  */
 const lastParse = Symbol('lastParse');
 

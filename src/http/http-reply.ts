@@ -31,8 +31,8 @@ export function sendReply(res: ServerResponse, reply: HttpReply, text: string | 
 
 /**
  * A body longer than this is written as a Buffer. A string that the socket does not take at once
- * is kept twice until the client reads it, as the string and as the bytes copied for the kernel:
- * 50 clients that never read their page of about 1 MiB (issue 11's benchmark) held 255 MB of RSS
- * that way, and 207 MB as Buffers. Short bodies stay strings, which node writes with the headers.
+ * is kept twice until the client reads it, as the string and as the bytes copied for the kernel,
+ * so clients that do not read their large pages would hold the memory twice over. Short bodies
+ * stay strings, which node writes with the headers.
  */
 const longBodyChars = 64 * 1024;

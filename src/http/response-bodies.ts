@@ -1,8 +1,8 @@
 /**
  * Response bodies are written by serializers that fast-json-stringify compiles once, at start,
  * from the document's response schemas: code that knows each field's type and writes it in
- * place, where JSON.stringify inspects every value of every body (a page of 50 tasks: 27 against
- * 36 µs). The document's responses share 12 distinct schemas, compiled in about 20 ms.
+ * place, where JSON.stringify inspects every value of every body. The document's responses share
+ * a few distinct schemas, so compiling them all at start is cheap.
  */
 import fastJson from 'fast-json-stringify';
 import type { Operation } from 'openapi-backend';
