@@ -81,7 +81,7 @@ describe('every error is a problem document with the right status', () => {
     expect(ok.status).toBe(201);
   });
 
-  it.each(['/v1/tickets', '/v2/projects', '/', '/v1', '/v1/projects/x/y/z'])('GET %s is 404 route-not-found', async (path) => {
+  it.each(['/v1/tickets', '/v2/projects', '/v2', '/v1/projects/x/y/z'])('GET %s is 404 route-not-found', async (path) => {
     const res = await api.send('GET', path, { key });
     expect(res.status).toBe(404);
     expect(res.json.type).toBe('/problems/route-not-found');
