@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PreconditionFailedError } from '../errors';
+import { PreconditionFailedError, type ResourceName } from '../errors';
 import { affectedRows } from './affected-rows';
 import { WriteConflictError } from './database-errors';
 import { nowForDb, type DbTimestamp } from './timestamps';
@@ -21,7 +21,8 @@ export type VersionCondition = number[] | undefined;
 type Scoped = (trx: Transaction) => Knex.QueryBuilder;
 /** Reads that row and locks it until the transaction ends. */
 type LockingRead<Row> = (trx: Transaction) => Promise<Row | undefined>;
-type Resource = 'project' | 'task';
+/** The resources whose changes carry versions (ETags). */
+type Resource = Extract<ResourceName, 'project' | 'task'>;
 
 interface VersionedRow {
   created_at: DbTimestamp;

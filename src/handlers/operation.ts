@@ -6,7 +6,7 @@ import type { operations } from '../../generated/api';
 import type { Principal } from '../db/api-keys-repository';
 import type { WriteContext } from '../db/transactions';
 import type { Versioned } from '../db/versioned';
-import { NotFoundError } from '../errors';
+import { NotFoundError, type ResourceName } from '../errors';
 
 export type OperationId = keyof operations;
 type Operation<K extends OperationId> = operations[K];
@@ -70,7 +70,7 @@ export function replyWith<S extends 200 | 201, T>(status: S, { value, version }:
   return { status, body: value, version };
 }
 
-export function found<T>(value: T | undefined, resource: 'project' | 'task' | 'webhook endpoint', id: string): T {
+export function found<T>(value: T | undefined, resource: ResourceName, id: string): T {
   if (value === undefined) throw new NotFoundError(resource, id);
   return value;
 }

@@ -8,7 +8,7 @@
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
-import { ProblemError } from './problems';
+import { ProblemError } from '../errors';
 
 /** Express's compiled 'trust proxy': whether the address at this hop is a proxy vouched for. */
 export type TrustsProxy = (address: string, hop: number) => boolean;

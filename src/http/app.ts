@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { isReachable } from '../db/health';
-import { DatabaseUnavailableError } from '../errors';
+import { DatabaseUnavailableError, ProblemError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import { problemPages } from './problem-pages';
@@ -19,7 +19,7 @@ import { observeRequests, type Metrics, type RequestFacts } from './observabilit
 import type { OperationRouter } from './operation-router';
 import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
-import { ProblemError, problemFor } from './problems';
+import { problemFor } from './problems';
 import { capConnectionsPerAddress, requestsInProgressPerClient, type TrustsProxy } from './address-caps';
 
 /** Request bodies are at most 64 KiB (the document's 413). */

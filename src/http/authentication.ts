@@ -7,7 +7,7 @@ import type { KnownKeys } from '../api-keys/known-keys';
 import { apiKeyPattern, hashApiKey, type ApiKeyScope } from '../api-key-format';
 import type { ApiKeysRepository, Principal } from '../db/api-keys-repository';
 import type { Exchange } from './exchange';
-import { ProblemError } from './problems';
+import { ProblemError } from '../errors';
 import type { AuthFailureBudget } from './rate-limit';
 
 function bearerToken(context: Context): string | undefined {

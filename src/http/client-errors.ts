@@ -9,7 +9,8 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import type { Metrics } from './observability';
-import { problemFor, ProblemError } from './problems';
+import { ProblemError } from '../errors';
+import { problemFor } from './problems';
 
 /** What each parser error is, to the client. */
 function problemOf(error: NodeJS.ErrnoException, server: http.Server): ProblemError {

@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
-import { IdempotencyKeyTakenError } from '../errors';
+import { IdempotencyKeyTakenError, ProblemError } from '../errors';
 import type { HttpReply } from './http-reply';
-import { ProblemError } from './problems';
 
 /** JSON with object keys sorted, so the same body in another key order is the same request. */
 function canonical(value: unknown): string {

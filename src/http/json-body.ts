@@ -6,7 +6,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { components } from '../../generated/api';
 import { maxDepth, tooDeepAt } from './json-depth';
-import { ProblemError, clamp } from './problems';
+import { ProblemError } from '../errors';
+import { clamp } from './problems';
 import type { BodyTextCheck } from './unknown-field-flood';
 import { describeIssues } from './validation-issues';
 

@@ -1,6 +1,7 @@
 import type { Context } from 'openapi-backend';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ProblemError, clamp } from './problems';
+import { ProblemError } from '../errors';
+import { clamp } from './problems';
 
 /** The request media types the service parses as JSON; which one an operation takes is in the document. */
 export const jsonMediaTypes = ['application/json', 'application/merge-patch+json'];

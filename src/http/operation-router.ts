@@ -24,7 +24,7 @@ import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
-import { ProblemError } from './problems';
+import { ProblemError } from '../errors';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
 import { unknownFieldFloodCheck } from './unknown-field-flood';

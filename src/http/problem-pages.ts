@@ -4,7 +4,8 @@
  * document's table of problem types, so they say what the contract says.
  */
 import type { ContractDocument } from './document';
-import { problemKinds, problemTitle, type ProblemKind } from './problems';
+import type { ProblemKind } from '../errors';
+import { problemKinds, problemTitle } from './problems';
 
 export interface ProblemRow {
   kind: string;

@@ -9,7 +9,7 @@ import type { Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { CountingStores } from './counting-stores';
-import { ProblemError } from './problems';
+import { ProblemError } from '../errors';
 
 const windowMs = 60_000;
 

@@ -6,7 +6,7 @@
  */
 import type { Context, Operation } from 'openapi-backend';
 import type { components } from '../../generated/api';
-import { ProblemError } from './problems';
+import { ProblemError } from '../errors';
 import { describeIssues } from './validation-issues';
 
 type ValidationIssue = components['schemas']['ValidationIssue'];

@@ -11,7 +11,7 @@
  */
 import type { Operation } from 'openapi-backend';
 import { topLevelFields } from './json-top-level-keys';
-import { ProblemError } from './problems';
+import { ProblemError } from '../errors';
 import { describeIssues, maxIssues, validationIssues, type FieldHints } from './validation-issues';
 
 /** Reads a body's text (valid UTF-8) before it is parsed: throws the problem it finds, or answers the text to parse. */
