@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyScope } from '../api-key-format';
 import { compileSelect } from './compiled-select';
-import { translatingErrors } from './database-errors';
+import { isConnectionLost, translatingErrors } from './database-errors';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 
 /** Who a request's key speaks for. */
@@ -56,7 +56,16 @@ export function apiKeysRepository(knex: Knex) {
   const lastUseWritten = new Map<string, number>();
   const active = (query: Knex.QueryBuilder, now: string) => query.whereNull('revoked_at').andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
   const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) => active(knex('api_keys').first('key_id', 'tenant_id', 'scopes').where('key_hash', keyHash), now));
+  /** A lookup whose connection was lost goes once more: a batch carries many requests' keys. */
   const lookUp = async (keyHashes: readonly string[]): Promise<Array<Principal | undefined>> => {
+    try {
+      return await lookUpOnce(keyHashes);
+    } catch (error) {
+      if (!isConnectionLost(error)) throw error;
+      return lookUpOnce(keyHashes);
+    }
+  };
+  const lookUpOnce = async (keyHashes: readonly string[]): Promise<Array<Principal | undefined>> => {
     const now = nowForDb();
     if (keyHashes.length === 1) {
       const [row] = await selectActive<ActiveKeyRow>({ keyHash: keyHashes[0], now });

@@ -86,6 +86,16 @@ export function isUnavailable(error: unknown): boolean {
   return (error as { fatal?: unknown } | null)?.fatal === true || (error as Error | null)?.name === 'KnexTimeoutError';
 }
 
+/**
+ * The connection ended under the statement (the server closed it, as a node leaving a cluster's
+ * rotation does): a read may go again at once, on another connection. Not a statement that ran out
+ * of time, which would only wait as long again.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNRESET' || code === 'EPIPE' || (error as { errno?: unknown } | null)?.errno === 1927;
+}
+
 export function isWriteConflict(error: unknown): boolean {
   if (error instanceof WriteConflictError) return true;
   const code = codeOf(error);
