@@ -5,10 +5,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { startKnownKeys, type KnownKeys } from './api-keys/known-keys';
 import { startCleanup } from './cleanup/expired-rows';
 import { startEventNumbering, type EventNumbering } from './events/event-numbering';
 import { startFeedWatcher, type FeedWatcher } from './events/feed-watcher';
+import { createEventMetrics } from './events/metrics';
 import type { Config } from './config';
 import { backgroundPoolSizes, createKnex } from './db/knex';
 import { migrateToLatest } from './db/migrate';
@@ -23,6 +25,7 @@ import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate
 import { shutdownSignal } from './http/shutdown';
 import { startDeliveryPlanning, type DeliveryPlanning } from './webhooks/delivery-planning';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker';
+import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
 
 export interface RunningService {
@@ -33,8 +36,14 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** The longest a scrape of /metrics waits for a count the background work reads from the database. */
+const scrapeCountTimeoutMs = 1000;
+
 export async function startService(config: Config, options: { logDestination?: DestinationStream } = {}): Promise<RunningService> {
   const logger = createLogger(config.logLevel, options.logDestination);
+  if (config.webhookAllowPrivateTargets) {
+    logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: the SSRF guard is off, webhook endpoints may use http and reach loopback, private and other internal addresses; for development and tests only');
+  }
   const knexLog: Knex.Logger = {
     warn: (message) => logger.warn({ knex: message }),
     error: (message) => logger.error({ knex: message }),
@@ -77,9 +86,15 @@ export async function startService(config: Config, options: { logDestination?: D
     if (authFailures) knownKeys = await startKnownKeys(repositories.apiKeys, { logger });
     const numberingRepositories = createRepositories(numberingKnex);
     const background = createRepositories(webhooksKnex);
-    feed = startFeedWatcher(numberingRepositories, { logger, perKey: config.longPollsPerKey, perTenant: config.longPollsPerTenant });
+    // One registry for the requests' metrics and the background work's; what the background work
+    // counts in the database it counts on its own pools, never the requests'.
+    const registry = new Registry();
+    const eventMetrics = createEventMetrics(registry, numberingRepositories, { logger, scrapeTimeoutMs: scrapeCountTimeoutMs });
+    const webhookMetrics = createWebhookMetrics(registry, background, { logger, scrapeTimeoutMs: scrapeCountTimeoutMs });
+    feed = startFeedWatcher(numberingRepositories, { logger, metrics: eventMetrics, perKey: config.longPollsPerKey, perTenant: config.longPollsPerTenant });
     deliveries = startDeliveryWorker(background, {
       logger,
+      metrics: webhookMetrics,
       timeoutMs: config.webhookTimeoutSeconds * 1000,
       retryScheduleMs: config.webhookRetryScheduleMs,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
@@ -91,6 +106,7 @@ export async function startService(config: Config, options: { logDestination?: D
     const watcher = feed;
     numbering = startEventNumbering(numberingRepositories, {
       logger,
+      metrics: eventMetrics,
       onNumbered: (lastSequences) => {
         watcher.numbered(lastSequences);
         planner.plan(lastSequences.keys());
@@ -101,7 +117,7 @@ export async function startService(config: Config, options: { logDestination?: D
     const webhookFences = { endpointsPerTenant: config.webhookEndpointsPerTenant, countRedelivery: redeliveryLimit({ stores: counting }) };
     const api = await createOperationRouter(document.definition, repositories, feed, webhookTargets, webhookFences, authFailures, knownKeys);
     const shutdown = shutdownSignal();
-    const metrics = createMetrics(knex);
+    const metrics = createMetrics(knex, registry);
     const app = createApp({ document, api, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, maxConnectionsPerAddress: config.maxConnectionsPerAddress, shutdown, countRequest });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);

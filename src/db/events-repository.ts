@@ -91,6 +91,7 @@ export function changedFields<T extends object>(before: T, after: T): Partial<T>
 interface PendingEvent {
   event_id: string;
   tenant_id: string;
+  created_at: DbTimestamp;
 }
 
 /** The Event exactly as the feed shows it. */
@@ -209,14 +210,14 @@ export function eventsRepository(knex: Knex) {
       lease: Lease,
       renewLease: (trx: Transaction, lease: Lease) => Promise<boolean>,
       batch: number,
-    ): Promise<{ numbered: number; lastSequences: Map<string, number> } | undefined> {
-      const none = () => ({ numbered: 0, lastSequences: new Map<string, number>() });
+    ): Promise<{ numbered: number; lastSequences: Map<string, number>; createdAtMs: number[] } | undefined> {
+      const none = () => ({ numbered: 0, lastSequences: new Map<string, number>(), createdAtMs: [] });
       // Most looks find nothing: that costs one read, not a transaction.
       if ((await knex('events').first('event_id').modify(awaitingNumber)) === undefined) return none();
       return inTransaction(knex, 'event-numbering', async ({ trx }) => {
         if (!(await renewLease(trx, lease))) return undefined;
         const pending: PendingEvent[] = await trx('events')
-          .select('event_id', 'tenant_id')
+          .select('event_id', 'tenant_id', 'created_at')
           .modify(awaitingNumber)
           .orderBy('event_id')
           .limit(batch);
@@ -240,8 +241,14 @@ export function eventsRepository(knex: Knex) {
           if (previous === undefined) await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
           else if ((await trx('event_sequences').where({ tenant_id: tenantId, last_sequence: previous }).update({ last_sequence: sequence })) !== 1) throw new WriteConflictError();
         }
-        return { numbered: numbers.length, lastSequences: last };
+        return { numbered: numbers.length, lastSequences: last, createdAtMs: pending.map((event) => Date.parse(fromDbTimestamp(event.created_at))) };
       }, { readCommitted: true });
+    },
+
+    /** How many committed events wait for their numbers: a range of the index numbering reads them by. */
+    async countAwaitingNumber(): Promise<number> {
+      const row = await knex('events').modify(awaitingNumber).count({ count: '*' }).first();
+      return Number(row?.count ?? 0);
     },
 
     /** Removes up to `batch` numbered events older than the retention; how many it removed. */

@@ -247,6 +247,21 @@ export function webhookDeliveriesRepository(knex: Knex) {
       });
     },
 
+    /**
+     * How many attempts of enabled endpoints were due at `dueBy` or before and are not yet made
+     * (or not yet written back): one probe of the due index per enabled endpoint.
+     */
+    async countDue(dueBy: Date): Promise<number> {
+      const row = await knex('webhook_endpoints as e')
+        .join('webhook_deliveries as d', 'd.webhook_endpoint_id', 'e.webhook_endpoint_id')
+        .where('e.enabled', true)
+        .where('d.status', 'pending')
+        .where('d.next_attempt_at', '<=', toDbTimestamp(dueBy.toISOString()))
+        .count({ count: '*' })
+        .first();
+      return Number(row?.count ?? 0);
+    },
+
     /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
     async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
@@ -295,7 +310,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * long enough, disable it), all in one transaction. False when the claim was lost (its lease
      * ran out and another took the attempt over, or the endpoint was deleted).
      */
-    async recordOutcome(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<boolean> {
+    async recordOutcome(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<{ kept: boolean; disabled?: 'gone' | 'failing' }> {
       return inTransaction(knex, 'webhook-outcome', async ({ trx }) => {
         const now = nowForDb();
         const retryAt = outcome.retryAt && toDbTimestamp(outcome.retryAt.toISOString());
@@ -310,22 +325,26 @@ export function webhookDeliveriesRepository(knex: Knex) {
             claimed_by: null,
             lease_until: null,
           });
-        if (written === 0) return false;
+        if (written === 0) return { kept: false };
         if (retryAt) await trx('webhook_deliveries').insert(plannedAttempt(delivery.endpointId, { event_id: delivery.eventId, type: delivery.eventType }, delivery.attempt + 1, now, retryAt));
         const endpoint = () => trx('webhook_endpoints').where('webhook_endpoint_id', delivery.endpointId);
         if (outcome.succeeded) {
           if (delivery.endpointFailing) await endpoint().whereNotNull('failing_since').update({ failing_since: null });
-          return true;
+          return { kept: true };
         }
         if (!delivery.endpointFailing) await endpoint().whereNull('failing_since').update({ failing_since: now });
-        if (outcome.gone) await endpoint().where('enabled', true).update({ enabled: false, disabled_reason: 'gone', updated_at: now });
-        else if (delivery.endpointFailing) {
-          await endpoint()
+        if (outcome.gone) {
+          const disabled = await endpoint().where('enabled', true).update({ enabled: false, disabled_reason: 'gone', updated_at: now });
+          return disabled > 0 ? { kept: true, disabled: 'gone' } : { kept: true };
+        }
+        if (delivery.endpointFailing) {
+          const disabled = await endpoint()
             .where('enabled', true)
             .where('failing_since', '<=', toDbTimestamp(outcome.failingBefore.toISOString()))
             .update({ enabled: false, disabled_reason: 'failing', updated_at: now });
+          if (disabled > 0) return { kept: true, disabled: 'failing' };
         }
-        return true;
+        return { kept: true };
       });
     },
 

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { repeatCycle } from '../background/repeating-cycle';
 import type { Lease } from '../db/leases-repository';
 import type { Repositories } from '../db/repositories';
+import type { EventMetrics } from './metrics';
 
 /** How long the lease lasts without renewal: another instance takes over this long after a holder dies. */
 const leaseTtlMs = 3000;
@@ -36,26 +37,34 @@ export function startEventNumbering(
   repositories: Repositories,
   options: {
     logger: Logger;
+    metrics: EventMetrics;
     onNumbered: (lastSequences: Map<string, number>) => void;
     /** Hears that this instance has taken the lease (what a holder before it left undone is its now). */
     onLeaseTaken?: () => void;
   },
 ): EventNumbering {
-  const { logger, onNumbered, onLeaseTaken } = options;
+  const { logger, metrics, onNumbered, onLeaseTaken } = options;
   const lease: Lease = { name: 'event-numbering', holder: randomUUID(), ttlMs: leaseTtlMs };
   let holding = false;
   let renewedAt = 0;
   let stopping = false;
 
+  /** Takes note that the lease was gained or lost: its log line and metrics. */
+  const leaseHeld = (now: boolean, why: string) => {
+    if (now === holding) return;
+    holding = now;
+    metrics.lease(now);
+    logger.info({ holder: lease.holder, lease: lease.name }, now ? 'event numbering lease gained: this instance numbers events' : `event numbering lease lost: ${why}`);
+  };
+
   const numberAll = async () => {
     for (;;) {
       const result = await repositories.events.numberPending(lease, repositories.leases.renewWithin, batchSize);
-      if (result === undefined) {
-        holding = false;
-        logger.info({ holder: lease.holder }, 'the event numbering lease passed to another instance');
-        return;
+      if (result === undefined) return leaseHeld(false, 'another instance took it over');
+      if (result.numbered > 0) {
+        metrics.numbered(result.createdAtMs);
+        onNumbered(result.lastSequences);
       }
-      if (result.numbered > 0) onNumbered(result.lastSequences);
       if (result.numbered < batchSize || stopping) return;
     }
   };
@@ -64,12 +73,9 @@ export function startEventNumbering(
     try {
       if (!holding || Date.now() - renewedAt > renewAfterMs) {
         const held = holding;
-        holding = await repositories.leases.claim(lease);
+        leaseHeld(await repositories.leases.claim(lease), 'another instance took it over');
         renewedAt = Date.now();
-        if (holding && !held) {
-          logger.info({ holder: lease.holder }, 'this instance numbers events');
-          onLeaseTaken?.();
-        }
+        if (holding && !held) onLeaseTaken?.();
       }
       if (holding) await numberAll();
     } catch (error) {
@@ -90,6 +96,7 @@ export function startEventNumbering(
       // What this instance committed last is numbered now, not when another takes the lease over.
       await cycle();
       await repositories.leases.release(lease).catch(() => {});
+      leaseHeld(false, 'this instance let it go, stopping');
     },
   };
 }

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { FeedPage, FeedQuery } from '../db/events-repository';
 import type { Repositories } from '../db/repositories';
 import { pageFromRows, sharedRead } from './feed-pages';
+import type { EventMetrics } from './metrics';
 
 export interface FeedWatcher {
   /** A place for a long poll of this key, or undefined when the key or its tenant holds all it may. */
@@ -67,7 +68,7 @@ const sharedReadBound = 500;
 /** A tenant nobody waits on is remembered this long (the longest wait), for the polls its consumers send next. */
 const rememberMs = 30_000;
 
-export function startFeedWatcher(repositories: Repositories, options: { logger: Logger; perKey: number; perTenant: number }): FeedWatcher {
+export function startFeedWatcher(repositories: Repositories, options: { logger: Logger; metrics: EventMetrics; perKey: number; perTenant: number }): FeedWatcher {
   const { events } = repositories;
   const tenants = new Map<string, Tenant>();
   const pollsPerKey = new Map<string, number>();
@@ -173,7 +174,7 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
           return new Promise<FeedPage>((resolve, reject) => {
             const done = () => {
               clearTimeout(timeout);
-              entry.waiters.delete(waiter);
+              if (entry.waiters.delete(waiter)) options.metrics.longPolls(-1);
               entry.touchedAt = Date.now();
             };
             const waiter: Waiter = {
@@ -190,6 +191,7 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
             };
             const timeout = setTimeout(() => waiter.answer(waiter.page), timeoutMs);
             entry.waiters.add(waiter);
+            options.metrics.longPolls(1);
             // The watcher may know of events newer than this poll's read.
             serve(tenantId, entry);
           });

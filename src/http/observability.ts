@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import type { LogLevel } from '../config';
 import { errorForLog } from '../db/error-for-log';
@@ -17,6 +17,8 @@ export interface RequestFacts {
   operationId?: string;
   /** The document's path template, `/v1/tasks/{task_id}`: ids stay out of logs and labels. */
   route?: string;
+  /** A feed request with `wait`: its time is mostly waiting, and goes to a histogram of its own. */
+  longPoll?: boolean;
 }
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -49,8 +51,12 @@ function isoTimeByMillisecond(): () => string {
   };
 }
 
-export function createMetrics(knex: Knex) {
-  const registry = new Registry();
+/**
+ * The request metrics, on the registry the background work puts its own on. A long poll counts in
+ * http_requests_total like any request, but its time goes to http_long_poll_duration_seconds:
+ * in the request histogram its seconds of waiting would hide every other listEvents' latency.
+ */
+export function createMetrics(knex: Knex, registry: Registry) {
   const labelNames = ['operation', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by operationId and status.', labelNames, registers: [registry] });
   const duration = new Histogram({
@@ -58,6 +64,13 @@ export function createMetrics(knex: Knex) {
     help: 'Time to answer a request, by operationId and status.',
     labelNames,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const longPolls = new Histogram({
+    name: 'http_long_poll_duration_seconds',
+    help: 'Time to answer a long poll of the event feed (listEvents with wait), by status.',
+    labelNames: ['status'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 35],
     registers: [registry],
   });
   const pool = () => (knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
@@ -74,6 +87,11 @@ export function createMetrics(knex: Knex) {
   return {
     registry,
     observe(facts: RequestFacts, status: number, seconds: number) {
+      if (facts.longPoll) {
+        requests.labels({ operation: facts.operationId ?? 'none', status: String(status) }).inc();
+        longPolls.labels({ status: String(status) }).observe(seconds);
+        return;
+      }
       const operation = facts.operationId ?? 'none';
       const key = `${operation} ${status}`;
       let found = series.get(key);

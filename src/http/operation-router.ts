@@ -161,6 +161,7 @@ export async function createOperationRouter(
     postRoutingHandler: (context: Context, { facts }: Exchange) => {
       facts.operationId = context.operation?.operationId;
       facts.route = context.operation?.path;
+      if (facts.operationId === 'listEvents') facts.longPoll = Number(context.request.query?.wait ?? 0) > 0;
     },
     unauthorizedHandler: refuseUnauthenticated,
     // Runs once the key is known good, before validation: the key's quota, then a wrong scope or

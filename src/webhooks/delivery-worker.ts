@@ -19,6 +19,7 @@ import type { Repositories } from '../db/repositories';
 import type { ClaimedDelivery, DeliveryOutcome, DueEndpoint } from '../db/webhook-deliveries-repository';
 import { repeatCycle } from '../background/repeating-cycle';
 import { createWebhookClient, type Attempt, type AttemptResult } from './http-client';
+import { outcomeLabel, type WebhookMetrics } from './metrics';
 import { retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './signer';
 
@@ -66,15 +67,23 @@ export interface DeliveryWorker {
   stop(): Promise<void>;
 }
 
+/** The URL's scheme, host and port: what a log line may say of a receiver (a path or query may hold a token). */
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The wait before the next try of a write that failed `failures` times: 100 ms doubling to 2 s, with jitter. */
 const backoffMs = (failures: number) => Math.min(2000, 100 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2);
 
 export function startDeliveryWorker(
   repositories: Repositories,
-  options: { logger: Logger; timeoutMs: number; retryScheduleMs: number[]; allowPrivateTargets: boolean; maxInFlight: number },
+  options: { logger: Logger; metrics: WebhookMetrics; timeoutMs: number; retryScheduleMs: number[]; allowPrivateTargets: boolean; maxInFlight: number },
 ): DeliveryWorker {
-  const { logger, timeoutMs, retryScheduleMs, maxInFlight } = options;
+  const { logger, metrics, timeoutMs, retryScheduleMs, maxInFlight } = options;
   const deliveries = repositories.webhookDeliveries;
   const client = createWebhookClient({ timeoutMs, allowPrivateTargets: options.allowPrivateTargets });
   const holder = randomUUID();
@@ -226,11 +235,36 @@ export function startDeliveryWorker(
         const wait = backoffMs(failures);
         if (!mayRetry(delivery, wait)) {
           logger.warn({ err: error, delivery_id: delivery.deliveryId }, 'writing a webhook delivery outcome failed until its claim ran out; the attempt will be made again');
-          return true;
+          return { kept: true };
         }
         await sleep(wait);
       }
     }
+  };
+
+  /**
+   * The attempt's log line and metrics: who and what (ids, the receiver's origin), how it went and
+   * how long it took; never the body, the secret or the URL's path and query.
+   */
+  const observe = (delivery: ClaimedDelivery, result: AttemptResult, eventCreatedAt: string | undefined) => {
+    const outcome = outcomeLabel(result);
+    logger.info(
+      {
+        webhook_endpoint_id: delivery.endpointId,
+        event_id: delivery.eventId,
+        delivery_id: delivery.deliveryId,
+        attempt: delivery.attempt,
+        target: originOf(delivery.url),
+        outcome: outcome ?? 'called_off',
+        status: result.status ?? null,
+        error: result.error ?? null,
+        duration_ms: result.durationMs,
+      },
+      'webhook delivery attempt',
+    );
+    if (outcome === undefined) return;
+    metrics.attempted(outcome);
+    if (outcome === 'delivered' && eventCreatedAt !== undefined) metrics.delivered(eventCreatedAt);
   };
 
   /** Writes the attempt's outcome back (or gives the claim back, when the attempt was called off). */
@@ -238,9 +272,12 @@ export function startDeliveryWorker(
     if (result.abandoned) return giveBack([delivery]);
     const outcome = outcomeOf(delivery, result);
     if (outcome.succeeded) return recordSuccess(delivery, outcome);
-    const kept = await recordFailure(delivery, outcome);
+    const { kept, disabled } = await recordFailure(delivery, outcome);
     if (!kept) logger.info({ delivery_id: delivery.deliveryId }, 'a webhook delivery outcome was not kept: its endpoint was deleted, or its claim ran out and another attempt took its place');
-    if (outcome.gone) logger.info({ webhook_endpoint_id: delivery.endpointId }, 'a webhook endpoint answered 410 and is disabled');
+    if (disabled) {
+      metrics.disabled(disabled);
+      logger.warn({ webhook_endpoint_id: delivery.endpointId, tenant_id: delivery.tenantId, reason: disabled }, 'webhook endpoint disabled');
+    }
   };
 
   /** Makes the attempt: its HTTP call, the only part in flight to the endpoint. */
@@ -261,6 +298,7 @@ export function startDeliveryWorker(
   /** Frees an attempt's slot, and fills it. */
   const freeSlot = (endpointId: string, endpoint: Served) => {
     inFlight--;
+    metrics.inFlight(-1);
     endpoint.inFlight--;
     tenantOf(endpoint.tenantId).inFlight--;
     forgetIfIdle(endpointId);
@@ -289,8 +327,14 @@ export function startDeliveryWorker(
           attempt = { result: Promise.resolve({ error: 'the attempt could not be made', durationMs: 0 }), ended: Promise.resolve() };
         }
       }
+      // An attempt not made (its event could not be read, or the service is stopping) has no log line of its own.
+      const made = events !== undefined && !stopping;
+      const eventCreatedAt = events?.get(delivery.eventId)?.created_at;
       const recorded = attempt.result
-        .then((result) => record(delivery, result))
+        .then((result) => {
+          if (made) observe(delivery, result, eventCreatedAt);
+          return record(delivery, result);
+        })
         .catch((error: unknown) => logger.error({ err: error, delivery_id: delivery.deliveryId }, 'a webhook delivery attempt failed unexpectedly'))
         .finally(() => attempts.delete(recorded));
       attempts.add(recorded);
@@ -339,6 +383,7 @@ export function startDeliveryWorker(
       const next = nextAttempt(limit);
       if (next === undefined) break;
       inFlight++;
+      metrics.inFlight(1);
       next.endpoint.inFlight++;
       tenantOf(next.endpoint.tenantId).inFlight++;
       starting.push(next);

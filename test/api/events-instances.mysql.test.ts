@@ -109,7 +109,7 @@ describe('two in-process instances', () => {
 
 it('numbers on when the numbering instance is killed under load: nothing lost, nothing repeated', async () => {
   const instances: ServiceProcess[] = [await serveProcess(database.config), await serveProcess(database.config)];
-  const numbersEvents = (instance: ServiceProcess) => instance.lines.filter((l) => l.msg === 'this instance numbers events').length;
+  const numbersEvents = (instance: ServiceProcess) => instance.lines.filter((l) => l.msg === 'event numbering lease gained: this instance numbers events').length;
   const deadline = Date.now() + 10_000;
   while (!instances.some((i) => numbersEvents(i) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const [holder, survivor] = numbersEvents(instances[0]) > 0 ? instances : [instances[1], instances[0]];

@@ -7,15 +7,21 @@
 import { v7 as uuidv7 } from 'uuid';
 import { nowForDb } from '../../src/db/timestamps';
 import { forbiddenAddress, targetGuard } from '../../src/webhooks/target-guard';
+import { capturedLog } from '../support/captured-log';
+import { scrapeMetrics } from '../support/metrics-scrape';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { startTestService, type TestService } from '../support/test-service';
 
 let api: TestService;
 let receiver: WebhookReceiver;
 let key: string;
+const log = capturedLog();
 
 beforeAll(async () => {
-  [api, receiver] = await Promise.all([startTestService({ config: { webhookAllowPrivateTargets: false, webhookRetryScheduleMs: [60_000] } }), startReceiver()]);
+  [api, receiver] = await Promise.all([
+    startTestService({ config: { webhookAllowPrivateTargets: false, webhookRetryScheduleMs: [60_000], logLevel: 'warn' }, logDestination: log.stream }),
+    startReceiver(),
+  ]);
   key = await api.createKey('guarded');
 });
 afterAll(async () => {
@@ -25,6 +31,10 @@ afterAll(async () => {
 
 const json = { 'Content-Type': 'application/json' };
 const register = (url: string) => api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) });
+
+it('starts without the warning that the guard is off', () => {
+  expect(log.lines.filter((line) => String(line.msg).includes('WEBHOOK_ALLOW_PRIVATE_TARGETS'))).toEqual([]);
+});
 
 describe('registration', () => {
   it.each([
@@ -155,6 +165,8 @@ describe('delivery', () => {
     const port = new URL(receiver.origin).port;
     const byName = await endpointAt(`http://localhost:${port}/by-name`);
     const byNumber = await endpointAt(`http://2130706433:${port}/by-number`);
+    const refused = async () => (await scrapeMetrics(api.baseUrl)).value('webhook_deliveries_total{outcome="refused"}');
+    const before = await refused();
     expect((await api.send('POST', '/v1/projects', { key, headers: json, body: '{"name": "p"}' })).status).toBe(201);
     const failed = async (endpointId: string) => {
       const deadline = Date.now() + 5000;
@@ -172,5 +184,6 @@ describe('delivery', () => {
     });
     expect(byNumberLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({ attempt: 1, response_status: null, error: 'refused: 127.0.0.1 is a loopback address' });
     expect(receiver.received).toEqual([]);
+    expect((await refused())! - before!).toBe(2);
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * What the webhook deliveries tell operators, on the service's Prometheus registry: attempts by
+ * outcome, attempts in flight, attempts due and overdue (counted in the database at each scrape),
+ * the delay from an event to its delivery's 2xx, and endpoints disabled by reason.
+ */
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { gaugeCountedOnScrape } from '../background/counted-on-scrape';
+import type { Repositories } from '../db/repositories';
+import type { AttemptResult } from './http-client';
+
+export type DeliveryOutcomeLabel = 'delivered' | 'failed' | 'timed_out' | 'refused';
+export type DisabledReason = 'gone' | 'failing';
+
+/** An attempt due for longer than this is overdue: a claimed attempt is made well within it (its wait for a slot and its timeout included). */
+export const overdueAfterMs = 60_000;
+
+export interface WebhookMetrics {
+  /** Counts an attempt that got an outcome (not one called off because the service stops). */
+  attempted(outcome: DeliveryOutcomeLabel): void;
+  /** An attempt took a slot (+1) or gave it back (-1). */
+  inFlight(change: 1 | -1): void;
+  /** A 2xx came for an event committed at `eventCreatedAt` (ISO). */
+  delivered(eventCreatedAt: string): void;
+  disabled(reason: DisabledReason): void;
+}
+
+/** What the metrics call an attempt's result; undefined for one called off. */
+export function outcomeLabel(result: AttemptResult): DeliveryOutcomeLabel | undefined {
+  if (result.abandoned) return undefined;
+  if (result.status !== undefined && result.status >= 200 && result.status < 300) return 'delivered';
+  if (result.error === 'timeout') return 'timed_out';
+  if (result.error?.startsWith('refused:')) return 'refused';
+  return 'failed';
+}
+
+export function createWebhookMetrics(registry: Registry, repositories: Repositories, options: { logger: Logger; scrapeTimeoutMs: number }): WebhookMetrics {
+  const deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts made, by outcome: delivered (2xx), failed (another status, or no answer), timed_out, refused (the SSRF guard refused the address).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const inFlight = new Gauge({ name: 'webhook_attempts_in_flight', help: 'Webhook delivery attempts holding a slot on this instance now.', registers: [registry] });
+  const delay = new Histogram({
+    name: 'webhook_delivery_delay_seconds',
+    help: "Time from an event's change committing to its delivery's 2xx, retries included.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 7200, 21600, 86400],
+    registers: [registry],
+  });
+  const disabled = new Counter({
+    name: 'webhook_endpoints_disabled_total',
+    help: 'Webhook endpoints disabled by the deliveries, by reason: gone (the receiver answered 410), failing (every attempt failed for 5 days).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  // Every series from the start, so that a rate over them is 0 rather than missing.
+  for (const outcome of ['delivered', 'failed', 'timed_out', 'refused']) deliveries.labels(outcome).inc(0);
+  for (const reason of ['gone', 'failing']) disabled.labels(reason).inc(0);
+  const { webhookDeliveries } = repositories;
+  const counted = { timeoutMs: options.scrapeTimeoutMs, logger: options.logger };
+  gaugeCountedOnScrape(registry, {
+    ...counted,
+    name: 'webhook_attempts_due',
+    help: 'Webhook delivery attempts of enabled endpoints that are due and not yet made or written back (all instances: read from the database).',
+    count: () => webhookDeliveries.countDue(new Date()),
+  });
+  gaugeCountedOnScrape(registry, {
+    ...counted,
+    name: 'webhook_attempts_overdue',
+    help: `Webhook delivery attempts of enabled endpoints due for over ${overdueAfterMs / 1000} s and still not made (all instances: read from the database).`,
+    count: () => webhookDeliveries.countDue(new Date(Date.now() - overdueAfterMs)),
+  });
+  return {
+    attempted: (outcome) => deliveries.labels(outcome).inc(),
+    inFlight: (change) => inFlight.inc(change),
+    delivered: (eventCreatedAt) => delay.observe(Math.max(0, Date.now() - Date.parse(eventCreatedAt)) / 1000),
+    disabled: (reason) => disabled.labels(reason).inc(),
+  };
+}
