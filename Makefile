@@ -19,7 +19,8 @@ contract: $(INSTALLED)
 
 # Throughput and latency against a bare node:http + mysql2 baseline on the local MariaDB, the
 # same on SQLite, then the scale check (a million tasks), then two instances on a three-node
-# Galera cluster against one on one server; prints figures, see BENCHMARKS.md.
+# Galera cluster against one on one server; prints figures and writes them, dated, to
+# benchmarks/current.md (see BENCHMARKS.md).
 bench: $(INSTALLED)
 	npm run bench
 
