@@ -5,6 +5,13 @@
  * conditional updates and a lease (claimed_by, lease_until), makes them outside any transaction,
  * and writes each outcome back under its claim. No row locks are relied on, so the claims hold on
  * a cluster where one node's locks do not block another's.
+ *
+ * Every write here runs READ COMMITTED and names its rows by primary key: it locks only the rows
+ * it changes, never a range or a gap of an index. On Galera a write set applied from another node
+ * aborts any local transaction holding a lock it needs; under REPEATABLE READ a claim's update
+ * over an endpoint's due attempts held next-key locks on every pending attempt of the endpoint
+ * and the gap after them, so the attempts planned for new events and the outcomes written through
+ * another node aborted it (behind HAProxy, one instance's writes go to every node).
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
@@ -14,7 +21,7 @@ import { translatingErrors } from './database-errors';
 import { numbered, toEvent, type EventRow } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type QuerySource, type Transaction, type WriteContext } from './transactions';
+import { inTransaction, type QuerySource, type WriteContext } from './transactions';
 
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
 type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage'];
@@ -118,13 +125,14 @@ export function webhookDeliveriesRepository(knex: Knex) {
   const endpointOfTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
 
-  /** The attempts of an endpoint that are due and claimed by no one (or by a claim whose lease ran out). */
-  const dueAttempts = (db: Transaction, endpointId: string, now: DbTimestamp) =>
-    db('webhook_deliveries')
-      .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+  /** Attempts that are due and claimed by no one (or by a claim whose lease ran out). */
+  const due = (q: Knex.QueryBuilder, now: DbTimestamp) =>
+    q
       .where('webhook_deliveries.status', 'pending')
       .where('webhook_deliveries.next_attempt_at', '<=', now)
-      .where((q) => q.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
+      .where((w) => w.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
+
+  const readCommitted = { readCommitted: true };
 
   return translatingErrors({
     /**
@@ -184,27 +192,62 @@ export function webhookDeliveriesRepository(knex: Knex) {
 
     /**
      * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` serves the
-     * endpoint or may take it over: in one transaction, the endpoint is served by `holder` for
-     * `serveMs` more (a conditional update: of two instances at once, or two nodes of a cluster,
-     * where locks do not reach, one claims nothing), and each attempt is taken with a conditional
-     * update, so no attempt is claimed twice while its lease runs. Answers undefined when another
-     * holder serves the endpoint (or it is disabled or gone). The attempts come without their
-     * events: see eventsToSend.
+     * endpoint or may take it over. Serving is made sure of first: when `holder` does not serve
+     * the endpoint, or a third of its time has passed, the endpoint is served by `holder` for
+     * `serveMs` more (a conditional update of its own: of two instances at once, or two nodes of
+     * a cluster, where locks do not reach, one gets it). Then each attempt is taken with a
+     * conditional update, so no attempt is claimed twice while its lease runs, in a transaction
+     * that writes attempts only: the endpoint's row is the parent of every attempt planned for it
+     * (a foreign key), so a claim that wrote it would hold the lock every insert of a planned
+     * attempt checks, and on Galera each one applied meanwhile would abort the claim, or the claim
+     * applied would abort the planning. Answers undefined when another holder serves the endpoint
+     * (or it is disabled or gone), and otherwise until when it is served at the soonest (epoch
+     * milliseconds). The attempts come without their events: see eventsToSend. `claim` names the
+     * claim, so that a claim whose answer was lost (the connection broke at its commit) can be
+     * given back (releaseClaim) rather than left to run out.
      */
-    async claim(endpointId: string, holder: string, wanted: number, times: { leaseMs: number; serveMs: number; graceMs: number }): Promise<ClaimedDelivery[] | undefined> {
-      const claim = uuidv7();
+    async claim(
+      endpointId: string,
+      holder: string,
+      claim: string,
+      wanted: number,
+      times: { leaseMs: number; serveMs: number; graceMs: number },
+    ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
+      const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
+      const servingFrom = Date.now();
+      const serving: { served_by: string | null; served_until: DbTimestamp | null } | undefined = await knex('webhook_endpoints')
+        .first('served_by', 'served_until')
+        .where({ webhook_endpoint_id: endpointId, enabled: true });
+      if (serving === undefined) return undefined;
+      let servedUntil: number;
+      if (serving.served_by === holder && serving.served_until !== null && serving.served_until >= at((times.serveMs * 2) / 3)) {
+        servedUntil = servingFrom + (times.serveMs * 2) / 3;
+      } else {
+        const served = await inTransaction(
+          knex,
+          'webhook-serving',
+          ({ trx }) =>
+            trx('webhook_endpoints')
+              .where({ webhook_endpoint_id: endpointId, enabled: true })
+              .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
+              .update({ served_by: holder, served_until: at(times.serveMs) }),
+          readCommitted,
+        );
+        if (served === 0) return undefined;
+        servedUntil = servingFrom + times.serveMs;
+      }
       // Taken before the lease is written, so the claim believes it runs out a little early, never late.
       const leaseUntil = Date.now() + times.leaseMs;
-      return inTransaction(knex, 'webhook-claim', async ({ trx }) => {
+      const deliveries = await inTransaction(knex, 'webhook-claim', async ({ trx }) => {
         const now = nowForDb();
-        const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
-        const serving = await trx('webhook_endpoints')
-          .where({ webhook_endpoint_id: endpointId, enabled: true })
-          .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
-          .update({ served_by: holder, served_until: at(times.serveMs) });
-        if (serving === 0) return undefined;
-        const rows: Array<Record<string, any>> = await dueAttempts(trx, endpointId, now)
+        // A plain read: it locks nothing, and the update below takes only the rows it read. Of an
+        // endpoint still enabled and served by `holder`; the serving was made sure of above, so
+        // none found is nothing due.
+        const rows: Array<Record<string, any>> = await trx('webhook_deliveries')
+          .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+          .modify(due, now)
           .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
+          .where({ 'w.enabled': true, 'w.served_by': holder })
           .select(
             'webhook_deliveries.delivery_id',
             'webhook_deliveries.event_id',
@@ -221,7 +264,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
           .limit(wanted);
         if (rows.length === 0) return [];
         const ids = rows.map((row) => row.delivery_id as string);
-        const claimed = await dueAttempts(trx, endpointId, now).whereIn('webhook_deliveries.delivery_id', ids).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
+        const claimed = await trx('webhook_deliveries').whereIn('webhook_deliveries.delivery_id', ids).modify(due, now).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
         // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
         const ours = claimed === ids.length ? undefined : new Set<string>(await trx('webhook_deliveries').whereIn('delivery_id', ids).where('claimed_by', claim).pluck('delivery_id'));
         return rows
@@ -243,7 +286,8 @@ export function webhookDeliveriesRepository(knex: Knex) {
               attempt: Number(row.attempt),
             };
           });
-      });
+      }, readCommitted);
+      return { servedUntil, deliveries };
     },
 
     /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
@@ -277,14 +321,17 @@ export function webhookDeliveriesRepository(knex: Knex) {
         const ours = () => trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ served_by: holder, enabled: true }).where('served_until', '>=', now);
         await ours().update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
         return new Set<string>(await ours().pluck('webhook_endpoint_id'));
-      });
+      }, readCommitted);
     },
 
     /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
     async stopServing(endpointIds: string[], holder: string): Promise<void> {
       if (endpointIds.length === 0) return;
-      await inTransaction(knex, 'webhook-serving', ({ trx }) =>
-        trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('served_by', holder).update({ served_by: null, served_until: null }),
+      await inTransaction(
+        knex,
+        'webhook-serving',
+        ({ trx }) => trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('served_by', holder).update({ served_by: null, served_until: null }),
+        readCommitted,
       );
     },
 
@@ -325,7 +372,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
             .update({ enabled: false, disabled_reason: 'failing', updated_at: now });
         }
         return true;
-      });
+      }, readCommitted);
     },
 
     /**
@@ -362,19 +409,39 @@ export function webhookDeliveriesRepository(knex: Knex) {
           });
         if (recovered.length > 0) await trx('webhook_endpoints').whereIn('webhook_endpoint_id', recovered).whereNotNull('failing_since').update({ failing_since: null });
         return updated;
-      });
+      }, readCommitted);
       return written;
     },
 
-    /** Gives claimed attempts back unmade (the instance is stopping), due at once for any instance. */
+    /** Gives claimed attempts back unmade (the instance is stopping, or they wait no more), due at once for any instance. */
     async release(deliveries: ClaimedDelivery[]): Promise<void> {
       if (deliveries.length === 0) return;
-      await inTransaction(knex, 'webhook-release', ({ trx }) =>
-        trx('webhook_deliveries')
-          .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
-          .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
-          .where('status', 'pending')
-          .update({ claimed_by: null, lease_until: null }),
+      await inTransaction(
+        knex,
+        'webhook-release',
+        ({ trx }) =>
+          trx('webhook_deliveries')
+            .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
+            .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
+            .where('status', 'pending')
+            .update({ claimed_by: null, lease_until: null }),
+        readCommitted,
+      );
+    },
+
+    /**
+     * Gives back every attempt of the endpoint still under this claim: one whose transaction's
+     * answer was lost, so nothing of it was made. Its attempts are found by the endpoint's index
+     * and then released by primary key, as a claim takes them.
+     */
+    async releaseClaim(endpointId: string, claim: string): Promise<void> {
+      const ids: string[] = await knex('webhook_deliveries').where({ webhook_endpoint_id: endpointId, status: 'pending', claimed_by: claim }).pluck('delivery_id');
+      if (ids.length === 0) return;
+      await inTransaction(
+        knex,
+        'webhook-release',
+        ({ trx }) => trx('webhook_deliveries').whereIn('delivery_id', ids).where({ status: 'pending', claimed_by: claim }).update({ claimed_by: null, lease_until: null }),
+        readCommitted,
       );
     },
 
