@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries: one row per attempt of an event to an endpoint. First attempts are planned
  * after their events are numbered (webhook-planning-repository.ts), or by a redelivery. One
- * instance at a time serves an endpoint (served_by, served_until on the endpoint); it claims the endpoint's due attempts with
+ * instance at a time serves an endpoint (a lease named for it, in `leases`); it claims the endpoint's due attempts with
  * conditional updates and a lease (claimed_by, lease_until), makes them outside any transaction,
  * and writes each outcome back under its claim. No row locks are relied on, so the claims hold on
  * a cluster where one node's locks do not block another's.
@@ -11,13 +11,16 @@
  * aborts any local transaction holding a lock it needs; under REPEATABLE READ a claim's update
  * over an endpoint's due attempts held next-key locks on every pending attempt of the endpoint
  * and the gap after them, so the attempts planned for new events and the outcomes written through
- * another node aborted it (behind HAProxy, one instance's writes go to every node).
+ * another node aborted it (behind HAProxy, one instance's writes go to every node). Serving is
+ * kept apart from the endpoint's row for the same reason: that row is the parent of every attempt
+ * (a foreign key), and each attempt planned or written locks it shared, so writing it every few
+ * seconds aborted plannings and outcomes on the other nodes, or was aborted by them.
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { UnknownEventError } from '../errors';
-import { translatingErrors } from './database-errors';
+import { isDuplicateKey, translatingErrors } from './database-errors';
 import { numbered, toEvent, type EventRow } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
@@ -121,6 +124,9 @@ export interface DeliveryOutcome {
 
 export type WebhookDeliveriesRepository = ReturnType<typeof webhookDeliveriesRepository>;
 
+/** The lease an instance holds while it serves the endpoint. */
+const servingLease = (endpointId: string) => `webhook-serving:${endpointId}`;
+
 export function webhookDeliveriesRepository(knex: Knex) {
   const endpointOfTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
@@ -133,6 +139,30 @@ export function webhookDeliveriesRepository(knex: Knex) {
       .where((w) => w.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
 
   const readCommitted = { readCommitted: true };
+
+  /** Serving for the first time since the lease was removed: of two at once, one inserts it. */
+  const insertLease = async (name: string, holder: string, expiresAt: DbTimestamp) => {
+    try {
+      await inTransaction(knex, 'webhook-serving', ({ trx }) => trx('leases').insert({ name, holder, expires_at: expiresAt }), readCommitted);
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  };
+
+  /** Serves on, or takes over from a holder whose time ran out before `expiredBefore`: a conditional update. */
+  const takeLease = async (name: string, holder: string, expiresAt: DbTimestamp, expiredBefore: DbTimestamp) =>
+    (await inTransaction(
+      knex,
+      'webhook-serving',
+      ({ trx }) =>
+        trx('leases')
+          .where('name', name)
+          .where((q) => q.where('holder', holder).orWhere('expires_at', '<', expiredBefore))
+          .update({ holder, expires_at: expiresAt }),
+      readCommitted,
+    )) > 0;
 
   return translatingErrors({
     /**
@@ -170,24 +200,25 @@ export function webhookDeliveriesRepository(knex: Knex) {
     /**
      * The enabled endpoints that have an attempt due and unclaimed, and that `holder` serves or
      * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
-     * one probe of an index each.
+     * one probe of an index each, then their serving leases.
      */
     async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<DueEndpoint[]> {
       const now = nowForDb();
-      const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
       const rows: Array<{ webhook_endpoint_id: string; tenant_id: string }> = await knex('webhook_endpoints as e')
         .where('e.enabled', true)
-        .where((q) => q.where('e.served_by', holder).orWhereNull('e.served_by').orWhere('e.served_until', '<', longExpired))
         .whereExists((q) => {
           q.select(knex.raw('1'))
-            .from('webhook_deliveries as d')
-            .whereRaw('d.webhook_endpoint_id = e.webhook_endpoint_id')
-            .where('d.status', 'pending')
-            .where('d.next_attempt_at', '<=', now)
-            .where((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', now));
+            .from('webhook_deliveries')
+            .whereRaw('webhook_deliveries.webhook_endpoint_id = e.webhook_endpoint_id')
+            .modify(due, now);
         })
         .select('e.webhook_endpoint_id', 'e.tenant_id');
-      return rows.map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
+      if (rows.length === 0) return [];
+      const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
+      const others = new Set(
+        (await knex('leases').whereIn('name', rows.map((row) => servingLease(row.webhook_endpoint_id))).whereNot('holder', holder).where('expires_at', '>=', longExpired).pluck('name')) as string[],
+      );
+      return rows.filter((row) => !others.has(servingLease(row.webhook_endpoint_id))).map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
     },
 
     /**
@@ -215,25 +246,15 @@ export function webhookDeliveriesRepository(knex: Knex) {
     ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
       const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
       const servingFrom = Date.now();
-      const serving: { served_by: string | null; served_until: DbTimestamp | null } | undefined = await knex('webhook_endpoints')
-        .first('served_by', 'served_until')
-        .where({ webhook_endpoint_id: endpointId, enabled: true });
-      if (serving === undefined) return undefined;
+      if ((await knex('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined) return undefined;
+      const name = servingLease(endpointId);
+      const serving: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases').first('holder', 'expires_at').where('name', name);
       let servedUntil: number;
-      if (serving.served_by === holder && serving.served_until !== null && serving.served_until >= at((times.serveMs * 2) / 3)) {
+      if (serving?.holder === holder && serving.expires_at >= at((times.serveMs * 2) / 3)) {
         servedUntil = servingFrom + (times.serveMs * 2) / 3;
       } else {
-        const served = await inTransaction(
-          knex,
-          'webhook-serving',
-          ({ trx }) =>
-            trx('webhook_endpoints')
-              .where({ webhook_endpoint_id: endpointId, enabled: true })
-              .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
-              .update({ served_by: holder, served_until: at(times.serveMs) }),
-          readCommitted,
-        );
-        if (served === 0) return undefined;
+        const taken = serving === undefined ? await insertLease(name, holder, at(times.serveMs)) : await takeLease(name, holder, at(times.serveMs), at(-times.graceMs));
+        if (!taken) return undefined;
         servedUntil = servingFrom + times.serveMs;
       }
       // Taken before the lease is written, so the claim believes it runs out a little early, never late.
@@ -241,13 +262,12 @@ export function webhookDeliveriesRepository(knex: Knex) {
       const deliveries = await inTransaction(knex, 'webhook-claim', async ({ trx }) => {
         const now = nowForDb();
         // A plain read: it locks nothing, and the update below takes only the rows it read. Of an
-        // endpoint still enabled and served by `holder`; the serving was made sure of above, so
-        // none found is nothing due.
+        // endpoint still enabled; its serving was made sure of above.
         const rows: Array<Record<string, any>> = await trx('webhook_deliveries')
           .where('webhook_deliveries.webhook_endpoint_id', endpointId)
           .modify(due, now)
           .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
-          .where({ 'w.enabled': true, 'w.served_by': holder })
+          .where('w.enabled', true)
           .select(
             'webhook_deliveries.delivery_id',
             'webhook_deliveries.event_id',
@@ -293,7 +313,9 @@ export function webhookDeliveriesRepository(knex: Knex) {
     /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
     async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
-      return new Set(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ enabled: true, served_by: holder }).pluck('webhook_endpoint_id'));
+      const enabled = new Set<string>(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('enabled', true).pluck('webhook_endpoint_id'));
+      const held = new Set<string>(await knex('leases').whereIn('name', endpointIds.map(servingLease)).where('holder', holder).pluck('name'));
+      return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(servingLease(id))));
     },
 
     /**
@@ -310,29 +332,31 @@ export function webhookDeliveriesRepository(knex: Knex) {
     },
 
     /**
-     * Serves these endpoints `serveMs` more, in one statement, where `holder` still does and they
-     * are enabled; answers those it still serves (a conditional update, then a read of what it
+     * Serves these endpoints `serveMs` more, in one statement, where `holder` still does; answers
+     * those it still serves and that are enabled (a conditional update, then reads of what it
      * wrote, in one transaction: no row lock is relied on).
      */
     async keepServing(endpointIds: string[], holder: string, serveMs: number): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
-      return inTransaction(knex, 'webhook-serving', async ({ trx }) => {
-        const now = nowForDb();
-        const ours = () => trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ served_by: holder, enabled: true }).where('served_until', '>=', now);
-        await ours().update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
-        return new Set<string>(await ours().pluck('webhook_endpoint_id'));
-      }, readCommitted);
+      const names = endpointIds.map(servingLease);
+      const renewed = await inTransaction(
+        knex,
+        'webhook-serving',
+        async ({ trx }) => {
+          const ours = () => trx('leases').whereIn('name', names).where('holder', holder).where('expires_at', '>=', nowForDb());
+          await ours().update({ expires_at: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
+          return new Set<string>(await ours().pluck('name'));
+        },
+        readCommitted,
+      );
+      const enabled = new Set<string>(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('enabled', true).pluck('webhook_endpoint_id'));
+      return new Set(endpointIds.filter((id) => enabled.has(id) && renewed.has(servingLease(id))));
     },
 
     /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
     async stopServing(endpointIds: string[], holder: string): Promise<void> {
       if (endpointIds.length === 0) return;
-      await inTransaction(
-        knex,
-        'webhook-serving',
-        ({ trx }) => trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('served_by', holder).update({ served_by: null, served_until: null }),
-        readCommitted,
-      );
+      await inTransaction(knex, 'webhook-serving', ({ trx }) => trx('leases').whereIn('name', endpointIds.map(servingLease)).where('holder', holder).delete(), readCommitted);
     },
 
     /**

@@ -37,7 +37,7 @@ const claimsAtOnce = 2;
 const pollMs = 200;
 /** How long a look waits after a poke, so the pokes close behind one make one look. */
 const gatherMs = 5;
-/** How long serving an endpoint lasts without renewal; renewed by every claim, and when a third of it has passed. */
+/** How long serving an endpoint lasts without renewal; renewed, by a claim or on its own, once a third of it has passed. */
 const serveMs = 5000;
 /** An endpoint whose every attempt has failed for this long is disabled. */
 const failingForMs = 5 * 86_400_000;

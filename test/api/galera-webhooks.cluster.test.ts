@@ -38,11 +38,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  // DEBUG
-  const fsx = require('node:fs');
-  fsx.mkdirSync('/tmp/h2-debug', { recursive: true });
-  instances.forEach((x, i) => fsx.writeFileSync(`/tmp/h2-debug/instance${i}.log`, x.lines.map((l) => JSON.stringify(l)).join('\n')));
-  cluster?.nodes.forEach((n) => fsx.copyFileSync(n.errorLog, `/tmp/h2-debug/${n.name}.err`));
   try {
     await Promise.all(
       instances.map(async ({ child }) => {
