@@ -1,20 +1,30 @@
 /**
  * Webhook deliveries: one row per attempt of an event to an endpoint. First attempts are planned
  * after their events are numbered (webhook-planning-repository.ts), or by a redelivery. One
- * instance at a time serves an endpoint (served_by, served_until on the endpoint); it claims the endpoint's due attempts with
+ * instance at a time serves an endpoint (a lease named for it, in `leases`); it claims the endpoint's due attempts with
  * conditional updates and a lease (claimed_by, lease_until), makes them outside any transaction,
  * and writes each outcome back under its claim. No row locks are relied on, so the claims hold on
  * a cluster where one node's locks do not block another's.
+ *
+ * Every write here runs READ COMMITTED and names its rows by primary key: it locks only the rows
+ * it changes, never a range or a gap of an index. On Galera a write set applied from another node
+ * aborts any local transaction holding a lock it needs; under REPEATABLE READ a claim's update
+ * over an endpoint's due attempts held next-key locks on every pending attempt of the endpoint
+ * and the gap after them, so the attempts planned for new events and the outcomes written through
+ * another node aborted it (behind HAProxy, one instance's writes go to every node). Serving is
+ * kept apart from the endpoint's row for the same reason: that row is the parent of every attempt
+ * (a foreign key), and each attempt planned or written locks it shared, so writing it every few
+ * seconds aborted plannings and outcomes on the other nodes, or was aborted by them.
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { UnknownEventError } from '../errors';
-import { translatingErrors } from './database-errors';
+import { isDuplicateKey, translatingErrors } from './database-errors';
 import { numbered, toEvent, type EventRow } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type QuerySource, type Transaction, type WriteContext } from './transactions';
+import { inTransaction, type QuerySource, type WriteContext } from './transactions';
 
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
 type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage'];
@@ -114,17 +124,45 @@ export interface DeliveryOutcome {
 
 export type WebhookDeliveriesRepository = ReturnType<typeof webhookDeliveriesRepository>;
 
+/** The lease an instance holds while it serves the endpoint. */
+const servingLease = (endpointId: string) => `webhook-serving:${endpointId}`;
+
 export function webhookDeliveriesRepository(knex: Knex) {
   const endpointOfTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
 
-  /** The attempts of an endpoint that are due and claimed by no one (or by a claim whose lease ran out). */
-  const dueAttempts = (db: Transaction, endpointId: string, now: DbTimestamp) =>
-    db('webhook_deliveries')
-      .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+  /** Attempts that are due and claimed by no one (or by a claim whose lease ran out). */
+  const due = (q: Knex.QueryBuilder, now: DbTimestamp) =>
+    q
       .where('webhook_deliveries.status', 'pending')
       .where('webhook_deliveries.next_attempt_at', '<=', now)
-      .where((q) => q.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
+      .where((w) => w.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
+
+  const readCommitted = { readCommitted: true };
+
+  /** Serving for the first time since the lease was removed: of two at once, one inserts it. */
+  const insertLease = async (name: string, holder: string, expiresAt: DbTimestamp) => {
+    try {
+      await inTransaction(knex, 'webhook-serving', ({ trx }) => trx('leases').insert({ name, holder, expires_at: expiresAt }), readCommitted);
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  };
+
+  /** Serves on, or takes over from a holder whose time ran out before `expiredBefore`: a conditional update. */
+  const takeLease = async (name: string, holder: string, expiresAt: DbTimestamp, expiredBefore: DbTimestamp) =>
+    (await inTransaction(
+      knex,
+      'webhook-serving',
+      ({ trx }) =>
+        trx('leases')
+          .where('name', name)
+          .where((q) => q.where('holder', holder).orWhere('expires_at', '<', expiredBefore))
+          .update({ holder, expires_at: expiresAt }),
+      readCommitted,
+    )) > 0;
 
   return translatingErrors({
     /**
@@ -162,50 +200,75 @@ export function webhookDeliveriesRepository(knex: Knex) {
     /**
      * The enabled endpoints that have an attempt due and unclaimed, and that `holder` serves or
      * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
-     * one probe of an index each.
+     * one probe of an index each, then their serving leases.
      */
     async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<DueEndpoint[]> {
       const now = nowForDb();
-      const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
       const rows: Array<{ webhook_endpoint_id: string; tenant_id: string }> = await knex('webhook_endpoints as e')
         .where('e.enabled', true)
-        .where((q) => q.where('e.served_by', holder).orWhereNull('e.served_by').orWhere('e.served_until', '<', longExpired))
         .whereExists((q) => {
           q.select(knex.raw('1'))
-            .from('webhook_deliveries as d')
-            .whereRaw('d.webhook_endpoint_id = e.webhook_endpoint_id')
-            .where('d.status', 'pending')
-            .where('d.next_attempt_at', '<=', now)
-            .where((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', now));
+            .from('webhook_deliveries')
+            .whereRaw('webhook_deliveries.webhook_endpoint_id = e.webhook_endpoint_id')
+            .modify(due, now);
         })
         .select('e.webhook_endpoint_id', 'e.tenant_id');
-      return rows.map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
+      if (rows.length === 0) return [];
+      const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
+      const others = new Set(
+        (await knex('leases').whereIn('name', rows.map((row) => servingLease(row.webhook_endpoint_id))).whereNot('holder', holder).where('expires_at', '>=', longExpired).pluck('name')) as string[],
+      );
+      return rows.filter((row) => !others.has(servingLease(row.webhook_endpoint_id))).map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
     },
 
     /**
      * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` serves the
-     * endpoint or may take it over: in one transaction, the endpoint is served by `holder` for
-     * `serveMs` more (a conditional update: of two instances at once, or two nodes of a cluster,
-     * where locks do not reach, one claims nothing), and each attempt is taken with a conditional
-     * update, so no attempt is claimed twice while its lease runs. Answers undefined when another
-     * holder serves the endpoint (or it is disabled or gone). The attempts come without their
-     * events: see eventsToSend.
+     * endpoint or may take it over. Serving is made sure of first: when `holder` does not serve
+     * the endpoint, or a third of its time has passed, the endpoint is served by `holder` for
+     * `serveMs` more (a conditional update of its own: of two instances at once, or two nodes of
+     * a cluster, where locks do not reach, one gets it). Then each attempt is taken with a
+     * conditional update, so no attempt is claimed twice while its lease runs, in a transaction
+     * that writes attempts only: the endpoint's row is the parent of every attempt planned for it
+     * (a foreign key), so a claim that wrote it would hold the lock every insert of a planned
+     * attempt checks, and on Galera each one applied meanwhile would abort the claim, or the claim
+     * applied would abort the planning. Answers undefined when another holder serves the endpoint
+     * (or it is disabled or gone), and otherwise until when it is served at the soonest (epoch
+     * milliseconds). The attempts come without their events: see eventsToSend. `claim` names the
+     * claim, so that a claim whose answer was lost (the connection broke at its commit) can be
+     * given back (releaseClaim) rather than left to run out.
      */
-    async claim(endpointId: string, holder: string, wanted: number, times: { leaseMs: number; serveMs: number; graceMs: number }): Promise<ClaimedDelivery[] | undefined> {
-      const claim = uuidv7();
+    async claim(
+      endpointId: string,
+      holder: string,
+      claim: string,
+      wanted: number,
+      times: { leaseMs: number; serveMs: number; graceMs: number },
+    ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
+      const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
+      const servingFrom = Date.now();
+      if ((await knex('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined) return undefined;
+      const name = servingLease(endpointId);
+      const serving: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases').first('holder', 'expires_at').where('name', name);
+      let servedUntil: number;
+      if (serving?.holder === holder && serving.expires_at >= at((times.serveMs * 2) / 3)) {
+        servedUntil = servingFrom + (times.serveMs * 2) / 3;
+      } else {
+        const taken = serving === undefined ? await insertLease(name, holder, at(times.serveMs)) : await takeLease(name, holder, at(times.serveMs), at(-times.graceMs));
+        if (!taken) return undefined;
+        servedUntil = servingFrom + times.serveMs;
+      }
       // Taken before the lease is written, so the claim believes it runs out a little early, never late.
       const leaseUntil = Date.now() + times.leaseMs;
-      return inTransaction(knex, 'webhook-claim', async ({ trx }) => {
+      const deliveries = await inTransaction(knex, 'webhook-claim', async ({ trx }) => {
         const now = nowForDb();
-        const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
-        const serving = await trx('webhook_endpoints')
-          .where({ webhook_endpoint_id: endpointId, enabled: true })
-          .where((q) => q.where('served_by', holder).orWhereNull('served_by').orWhere('served_until', '<', at(-times.graceMs)))
-          .update({ served_by: holder, served_until: at(times.serveMs) });
-        if (serving === 0) return undefined;
+        // A plain read: it locks nothing, and the update below takes only the rows it read. Of an
+        // endpoint still enabled; its serving was made sure of above.
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the columns selected below
-        const rows: Array<Record<string, any>> = await dueAttempts(trx, endpointId, now)
+        const rows: Array<Record<string, any>> = await trx('webhook_deliveries')
+          .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+          .modify(due, now)
           .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
+          .where('w.enabled', true)
           .select(
             'webhook_deliveries.delivery_id',
             'webhook_deliveries.event_id',
@@ -222,7 +285,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
           .limit(wanted);
         if (rows.length === 0) return [];
         const ids = rows.map((row) => row.delivery_id as string);
-        const claimed = await dueAttempts(trx, endpointId, now).whereIn('webhook_deliveries.delivery_id', ids).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
+        const claimed = await trx('webhook_deliveries').whereIn('webhook_deliveries.delivery_id', ids).modify(due, now).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
         // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
         const ours = claimed === ids.length ? undefined : new Set<string>(await trx('webhook_deliveries').whereIn('delivery_id', ids).where('claimed_by', claim).pluck('delivery_id'));
         return rows
@@ -244,7 +307,8 @@ export function webhookDeliveriesRepository(knex: Knex) {
               attempt: Number(row.attempt),
             };
           });
-      });
+      }, readCommitted);
+      return { servedUntil, deliveries };
     },
 
     /**
@@ -265,7 +329,9 @@ export function webhookDeliveriesRepository(knex: Knex) {
     /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
     async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
-      return new Set(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ enabled: true, served_by: holder }).pluck('webhook_endpoint_id'));
+      const enabled = new Set<string>(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('enabled', true).pluck('webhook_endpoint_id'));
+      const held = new Set<string>(await knex('leases').whereIn('name', endpointIds.map(servingLease)).where('holder', holder).pluck('name'));
+      return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(servingLease(id))));
     },
 
     /**
@@ -282,26 +348,31 @@ export function webhookDeliveriesRepository(knex: Knex) {
     },
 
     /**
-     * Serves these endpoints `serveMs` more, in one statement, where `holder` still does and they
-     * are enabled; answers those it still serves (a conditional update, then a read of what it
+     * Serves these endpoints `serveMs` more, in one statement, where `holder` still does; answers
+     * those it still serves and that are enabled (a conditional update, then reads of what it
      * wrote, in one transaction: no row lock is relied on).
      */
     async keepServing(endpointIds: string[], holder: string, serveMs: number): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
-      return inTransaction(knex, 'webhook-serving', async ({ trx }) => {
-        const now = nowForDb();
-        const ours = () => trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where({ served_by: holder, enabled: true }).where('served_until', '>=', now);
-        await ours().update({ served_until: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
-        return new Set<string>(await ours().pluck('webhook_endpoint_id'));
-      });
+      const names = endpointIds.map(servingLease);
+      const renewed = await inTransaction(
+        knex,
+        'webhook-serving',
+        async ({ trx }) => {
+          const ours = () => trx('leases').whereIn('name', names).where('holder', holder).where('expires_at', '>=', nowForDb());
+          await ours().update({ expires_at: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
+          return new Set<string>(await ours().pluck('name'));
+        },
+        readCommitted,
+      );
+      const enabled = new Set<string>(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('enabled', true).pluck('webhook_endpoint_id'));
+      return new Set(endpointIds.filter((id) => enabled.has(id) && renewed.has(servingLease(id))));
     },
 
     /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
     async stopServing(endpointIds: string[], holder: string): Promise<void> {
       if (endpointIds.length === 0) return;
-      await inTransaction(knex, 'webhook-serving', ({ trx }) =>
-        trx('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('served_by', holder).update({ served_by: null, served_until: null }),
-      );
+      await inTransaction(knex, 'webhook-serving', ({ trx }) => trx('leases').whereIn('name', endpointIds.map(servingLease)).where('holder', holder).delete(), readCommitted);
     },
 
     /**
@@ -345,7 +416,7 @@ export function webhookDeliveriesRepository(knex: Knex) {
           if (disabled > 0) return { kept: true, disabled: 'failing' };
         }
         return { kept: true };
-      });
+      }, readCommitted);
     },
 
     /**
@@ -382,19 +453,39 @@ export function webhookDeliveriesRepository(knex: Knex) {
           });
         if (recovered.length > 0) await trx('webhook_endpoints').whereIn('webhook_endpoint_id', recovered).whereNotNull('failing_since').update({ failing_since: null });
         return updated;
-      });
+      }, readCommitted);
       return written;
     },
 
-    /** Gives claimed attempts back unmade (the instance is stopping), due at once for any instance. */
+    /** Gives claimed attempts back unmade (the instance is stopping, or they wait no more), due at once for any instance. */
     async release(deliveries: ClaimedDelivery[]): Promise<void> {
       if (deliveries.length === 0) return;
-      await inTransaction(knex, 'webhook-release', ({ trx }) =>
-        trx('webhook_deliveries')
-          .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
-          .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
-          .where('status', 'pending')
-          .update({ claimed_by: null, lease_until: null }),
+      await inTransaction(
+        knex,
+        'webhook-release',
+        ({ trx }) =>
+          trx('webhook_deliveries')
+            .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
+            .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
+            .where('status', 'pending')
+            .update({ claimed_by: null, lease_until: null }),
+        readCommitted,
+      );
+    },
+
+    /**
+     * Gives back every attempt of the endpoint still under this claim: one whose transaction's
+     * answer was lost, so nothing of it was made. Its attempts are found by the endpoint's index
+     * and then released by primary key, as a claim takes them.
+     */
+    async releaseClaim(endpointId: string, claim: string): Promise<void> {
+      const ids: string[] = await knex('webhook_deliveries').where({ webhook_endpoint_id: endpointId, status: 'pending', claimed_by: claim }).pluck('delivery_id');
+      if (ids.length === 0) return;
+      await inTransaction(
+        knex,
+        'webhook-release',
+        ({ trx }) => trx('webhook_deliveries').whereIn('delivery_id', ids).where({ status: 'pending', claimed_by: claim }).update({ claimed_by: null, lease_until: null }),
+        readCommitted,
       );
     },
 

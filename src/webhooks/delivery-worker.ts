@@ -3,7 +3,10 @@
  * deliveries repository): it claims the endpoint's due attempts a few ahead, makes at most 10 at
  * once outside any transaction, and writes each outcome back under its claim with the retry it
  * plans. An instance that dies leaves its claims to run out; their attempts are then made again
- * by any instance, with the same webhook-id.
+ * by any instance, with the same webhook-id. An instance that lives on gives back what it claimed
+ * and will not make, even when the database was away as it tried: a release that failed, or a
+ * claim whose answer was lost (its node died at the commit), is tried again at each look until
+ * it succeeds or the lease has run out, so no attempt waits out a lease for a node's loss.
  *
  * The instance as a whole has `maxInFlight` slots, shared by tenants in turn (round-robin by
  * tenant, then by endpoint): while other tenants have attempts waiting, a tenant starts no more
@@ -35,7 +38,7 @@ const claimsAtOnce = 2;
 const pollMs = 200;
 /** How long a look waits after a poke, so the pokes close behind one make one look. */
 const gatherMs = 5;
-/** How long serving an endpoint lasts without renewal; renewed by every claim, and when a third of it has passed. */
+/** How long serving an endpoint lasts without renewal; renewed, by a claim or on its own, once a third of it has passed. */
 const serveMs = 5000;
 /** An endpoint whose every attempt has failed for this long is disabled. */
 const failingForMs = 5 * 86_400_000;
@@ -146,7 +149,32 @@ export function startDeliveryWorker(
     return taken;
   };
 
-  const giveBack = (claimed: ClaimedDelivery[]) => (claimed.length > 0 ? deliveries.release(claimed).catch(() => {}) : Promise.resolve());
+  /** Attempts whose release failed, to give back at the next look. */
+  const unreleased: ClaimedDelivery[] = [];
+  /** Claims that may have committed though their answers were lost, by claim: to give back at each look until their leases run out. */
+  const lostClaims = new Map<string, { endpointId: string; leaseUntil: number }>();
+
+  /** Gives attempts back unmade; never fails: what could not be given back now is tried again at the next look. */
+  const giveBack = async (claimed: ClaimedDelivery[]) => {
+    if (claimed.length === 0) return;
+    try {
+      await deliveries.release(claimed);
+    } catch {
+      unreleased.push(...claimed);
+    }
+  };
+
+  /** Gives back what earlier tries could not, as long as the leases have not run out by themselves. */
+  const giveBackLeftovers = async () => {
+    const now = Date.now();
+    await giveBack(unreleased.splice(0).filter((delivery) => delivery.leaseUntil > now));
+    for (const [claim, lost] of lostClaims) {
+      if (lost.leaseUntil <= now) lostClaims.delete(claim);
+      // Kept until its lease runs out: a commit that was under way as its node died may show on
+      // the other nodes a little after the first try found nothing.
+      else await deliveries.releaseClaim(lost.endpointId, claim).catch(() => {});
+    }
+  };
 
   /** Gives up an endpoint's queue (it is no longer served here, or the instance stops). */
   const dropQueue = (endpointId: string, endpoint: Served) => {
@@ -408,16 +436,26 @@ export function startDeliveryWorker(
     if (room <= 0 || stopping) return;
     unclaimed.delete(endpointId);
     const startedAt = Date.now();
-    const claimed = await deliveries.claim(endpointId, holder, room, times);
+    const claim = randomUUID();
+    let answer: Awaited<ReturnType<typeof deliveries.claim>>;
+    try {
+      answer = await deliveries.claim(endpointId, holder, claim, room, times);
+    } catch (error) {
+      lostClaims.set(claim, { endpointId, leaseUntil: startedAt + times.leaseMs });
+      throw error;
+    }
     const endpoint = served.get(endpointId);
-    if (claimed === undefined) {
+    if (answer === undefined) {
       if (endpoint) dropQueue(endpointId, endpoint);
       return;
     }
+    const claimed = answer.deliveries;
     if (stopping) return void (await giveBack(claimed));
     if (claimed.length === 0 && endpoint === undefined) return;
-    const now = endpoint ?? { tenantId, inFlight: 0, queue: [], renewedAt: startedAt };
-    now.renewedAt = startedAt;
+    // Serving is sure until servedUntil: as if renewed for serveMs at servedUntil - serveMs.
+    const renewedAt = answer.servedUntil - serveMs;
+    const now = endpoint ?? { tenantId, inFlight: 0, queue: [], renewedAt };
+    now.renewedAt = Math.max(now.renewedAt, renewedAt);
     now.queue.push(...claimed);
     queued += claimed.length;
     const tenant = tenantOf(tenantId);
@@ -489,6 +527,7 @@ export function startDeliveryWorker(
       scanDue = false;
       const candidates = new Map<string, DueEndpoint>();
       if (polled) {
+        await giveBackLeftovers();
         const scanned = await deliveries.endpointsWithDueAttempts(holder, times.graceMs);
         tenantsDue = new Set(scanned.map((due) => due.tenantId));
         unclaimed.clear();

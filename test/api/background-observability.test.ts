@@ -121,15 +121,15 @@ describe('webhook deliveries', () => {
     const [event] = await feed(key, 1);
     const before = await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_in_flight') === 0);
     // Another instance serves the endpoint and has stopped making its attempts.
-    const endpointRow = () => api.service.knex('webhook_endpoints').where('webhook_endpoint_id', endpoint.webhook_endpoint_id);
-    await endpointRow().update({ served_by: 'a-stuck-instance', served_until: toDbTimestamp(new Date(Date.now() + 3_600_000).toISOString()) });
+    const serving = () => api.service.knex('leases').where('name', `webhook-serving:${endpoint.webhook_endpoint_id}`);
+    await serving().update({ holder: 'a-stuck-instance', expires_at: toDbTimestamp(new Date(Date.now() + 3_600_000).toISOString()) });
     const twoMinutesAgo = toDbTimestamp(new Date(Date.now() - 120_000).toISOString());
     await api.service.knex('webhook_deliveries').insert(plannedAttempt(endpoint.webhook_endpoint_id, event, 1, twoMinutesAgo, twoMinutesAgo));
     const stuck = await scrapeMetrics(api.baseUrl);
     expect(at(stuck, 'webhook_attempts_overdue') - at(before, 'webhook_attempts_overdue')).toBe(1);
     expect(at(stuck, 'webhook_attempts_due') - at(before, 'webhook_attempts_due')).toBe(1);
     // The stuck instance's time runs out: this one takes the endpoint over and makes the attempt.
-    await endpointRow().update({ served_by: null, served_until: null });
+    await serving().update({ expires_at: toDbTimestamp(new Date(Date.now() - 3_600_000).toISOString()) });
     await receiver.waitFor(2, { path: '/ok-overdue' });
     await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_overdue') === at(before, 'webhook_attempts_overdue'));
   });
