@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
-import type { GaleraAware } from './pipelined-connection';
-import { queriesAsText } from './query-text';
-import { boundStatements } from './statement-timeout';
+import type { GaleraAware } from './driver/pipelined-connection';
+import { queriesAsText } from './driver/query-text';
+import { boundStatements } from './driver/statement-timeout';
 
 /** How long a request waits for a database connection before it answers 503. */
 const acquireTimeoutMs = 5000;
@@ -87,7 +87,7 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       dateStrings: true,
       connectTimeout: acquireTimeoutMs,
       // A transaction sends the statements it does not wait on with the next one, as one packet
-      // (pipelined-connection.ts). Every statement is built with bound values, never spliced text.
+      // (driver/pipelined-connection.ts). Every statement is built with bound values, never spliced text.
       multipleStatements: true,
     },
     compileSqlOnError,

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { DatabaseUnavailableError } from '../errors';
 import { isUnavailable, isWriteConflict } from './database-errors';
-import { pipelined, type HeldStatement, type Statement } from './pipelined-connection';
+import { pipelined, type HeldStatement, type Statement } from './driver/pipelined-connection';
 
 /** Where queries are built: knex itself (the pool), or a transaction's one connection. */
 export interface QuerySource {

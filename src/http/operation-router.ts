@@ -19,7 +19,7 @@ import { taskHandlers } from '../handlers/tasks';
 import { webhookChecks, webhookHandlers } from '../handlers/webhooks';
 import type { TargetGuard } from '../webhooks/target-guard';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
-import { CompiledRouter } from './compiled-router';
+import { CompiledRouter } from './shims/compiled-router';
 import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { idempotently } from './idempotency';

@@ -4,7 +4,7 @@
  */
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, OpenAPIRouter, type Context, type Request } from 'openapi-backend';
-import { CompiledRouter } from '../../src/http/compiled-router';
+import { CompiledRouter } from '../../src/http/shims/compiled-router';
 import { loadDocument } from '../../src/http/document';
 
 const id = '0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
