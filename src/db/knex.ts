@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import type { DatabaseConfig } from '../config';
+import { libraryShims, type DatabaseConfig } from '../config';
 import type { GaleraAware } from './driver/pipelined-connection';
 import { queriesAsText } from './driver/query-text';
 import { boundStatements } from './driver/statement-timeout';
@@ -99,7 +99,8 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       max: maxConnections,
       afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
         if (statementTimeoutMs === undefined) return setUpSession(connection, pinnedSession, done, everyStatementCausal);
-        queriesAsText(connection);
+        if (libraryShims) queriesAsText(connection);
+        // Not one of the switch's shims: the bound is behaviour (a 503 instead of a hang), not speed.
         boundStatements(connection, statementTimeoutMs);
         // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
