@@ -4,6 +4,8 @@
  * 405 allows what the compiled router allows); node makes requests and responses its own way.
  * Each side is loaded afresh with the switch set, whatever the environment of the run.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { OpenAPIBackend, type Request } from 'openapi-backend';
 import express from 'express';
@@ -95,10 +97,21 @@ describe('routing', () => {
   });
 });
 
-it("leaves node to make requests and responses with the switch off; born with Express's prototypes with it on", () => {
+it("leaves node to make requests and responses with the switch off; born with Express's prototypes with it on, which Express then finds in place", async () => {
   const app = express();
   expect(loadedWith<typeof ExpressPrototypes>('off', '../src/http/shims/express-prototypes').requestClasses(app)).toEqual({});
   const classes = loadedWith<typeof ExpressPrototypes>('on', '../src/http/shims/express-prototypes').requestClasses(app);
-  expect(classes.IncomingMessage!.prototype).toBe(app.request);
-  expect(classes.ServerResponse!.prototype).toBe(app.response);
+  const server = http.createServer(classes, app);
+  let born: object[] = [];
+  server.prependListener('request', (req, res) => (born = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)]));
+  app.get('/', (req, res) => {
+    res.json({ swapped: Object.getPrototypeOf(req) !== born[0] || Object.getPrototypeOf(res) !== born[1], express: born[0] === app.request && born[1] === app.response, ip: typeof req.ip });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    expect(await response.json()).toEqual({ swapped: false, express: true, ip: 'string' });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
