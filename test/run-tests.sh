@@ -63,5 +63,16 @@ include cluster "a MariaDB Galera cluster of their own (root, to run nodes as th
 
 npx jest --selectProjects "${projects[@]}" "$@"
 
+# The MySQL HTTP and database tests once more with LIBRARY_SHIMS=off, the libraries' own paths
+# (src/db/driver/README.md, src/http/shims/README.md): transactions and routing are what the
+# shims replace, and test/api and test/db hold the tests that go through them; the rest of the
+# project (the CLIs, the client kit, the benchmark's statement check) would add time for little
+# more. Left out: test/db/transactions.test.ts, which counts the pipelined connection's packets
+# and so tests the shim itself. Not when the run is given arguments (a part of the suite).
+if [[ " ${projects[*]} " == *" mysql "* ]] && [ $# -eq 0 ]; then
+  echo "Library shims off: the mysql project's test/api and test/db again, with LIBRARY_SHIMS=off."
+  LIBRARY_SHIMS=off npx jest 'test/(api|db)/(?!transactions\.test\.ts$)' --selectProjects mysql
+fi
+
 echo "Contract run: the HTTP tests again, through prism proxy --errors."
 npm run -s test:contract
