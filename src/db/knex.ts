@@ -87,9 +87,8 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       dateStrings: true,
       connectTimeout: acquireTimeoutMs,
       // A transaction sends the statements it does not wait on with the next one, as one packet
-      // (driver/pipelined-connection.ts); without the shims, no statement goes with another.
-      // Every statement is built with bound values, never spliced text.
-      multipleStatements: libraryShims,
+      // (driver/pipelined-connection.ts). Every statement is built with bound values, never spliced text.
+      multipleStatements: true,
     },
     compileSqlOnError,
     migrations,
