@@ -75,6 +75,24 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * LIBRARY_SHIMS: `on` (the default) or `off`. Off, the service keeps to its libraries' own paths
+ * where it otherwise reaches into their internals for speed (src/db/driver and src/http/shims,
+ * whose READMEs name each internal): a transaction sends each statement in a round trip of its
+ * own through knex, openapi-backend routes with its own router, and Express and mysql2 make
+ * requests and statements their own way. What the service answers is the same either way; off
+ * is for an upgrade of those libraries that breaks a shim. Read once for the whole process, not
+ * by loadConfig: it picks code paths that every entry point shares (the service, the CLIs, the
+ * tests' own connections).
+ */
+export const libraryShims: boolean = parseLibraryShims(process.env.LIBRARY_SHIMS);
+
+export function parseLibraryShims(value: string | undefined): boolean {
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ConfigError(`LIBRARY_SHIMS must be on or off, not ${JSON.stringify(value)}`);
+}
+
 function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
   if (url === undefined || url === '') return { client: 'sqlite', filename: defaultSqliteFile };
   if (url.startsWith('sqlite:')) {

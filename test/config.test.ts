@@ -1,5 +1,5 @@
 /** The limits' variables: their defaults, and a bad value stopping the service with the variable's name. */
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, loadConfig, parseLibraryShims } from '../src/config';
 
 it('has the documented defaults', () => {
   expect(loadConfig({})).toMatchObject({
@@ -68,4 +68,10 @@ it.each([
 ])('refuses %s=%s, naming it', (name, value, others) => {
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(name);
+});
+
+it('takes LIBRARY_SHIMS as on (the default) or off, and refuses anything else, naming it', () => {
+  expect([undefined, '', 'on', 'off'].map(parseLibraryShims)).toEqual([true, true, true, false]);
+  expect(() => parseLibraryShims('false')).toThrow(ConfigError);
+  expect(() => parseLibraryShims('OFF')).toThrow('LIBRARY_SHIMS');
 });

@@ -63,5 +63,18 @@ include cluster "a MariaDB Galera cluster of their own (root, to run nodes as th
 
 npx jest --selectProjects "${projects[@]}" "$@"
 
+# The MySQL HTTP and database tests once more with LIBRARY_SHIMS=off, the libraries' own paths
+# (src/db/driver/README.md, src/http/shims/README.md). Transactions and routing are what the
+# shims replace, and test/api and test/db hold the tests that go through them; the whole project
+# again would take the suite past what it may take. Left out as well, tests of what neither shim
+# touches: Redis's shared counts, connection caps and slow clients (refused or cut off before
+# any routing), migrations (knex's migrator); and test/db/transactions.test.ts, which counts the
+# pipelined connection's packets and so tests the shim itself. Not when the run is given
+# arguments (a part of the suite).
+if [[ " ${projects[*]} " == *" mysql "* ]] && [ $# -eq 0 ]; then
+  echo "Library shims off: the mysql project's transactions and routing again, with LIBRARY_SHIMS=off."
+  LIBRARY_SHIMS=off npx jest 'test/(api|db)/(?!transactions\.test|migrat|slow-clients|address-caps|long-poll-caps|[^/]*\.redis\.test)' --selectProjects mysql
+fi
+
 echo "Contract run: the HTTP tests again, through prism proxy --errors."
 npm run -s test:contract

@@ -134,8 +134,8 @@ export function eventsRepository(knex: Knex) {
         data: JSON.stringify({ object: event.object, previous: event.previous }),
         created_at: nowForDb(),
       };
-      // Nothing waits on it: it goes to the database with the change's next statement or its COMMIT.
-      trx.later({ sql: insertEvent.sql, bindings: bindingColumns.map((column) => row[column]) });
+      // Nothing waits on it (the await matters only with LIBRARY_SHIMS=off): it goes to the database with the change's next statement or its COMMIT.
+      await trx.later({ sql: insertEvent.sql, bindings: bindingColumns.map((column) => row[column]) });
     },
 
     /** The position after the tenant's newest numbered event: where a consumer following from now starts. */

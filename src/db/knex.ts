@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import type { DatabaseConfig } from '../config';
-import type { GaleraAware } from './pipelined-connection';
-import { queriesAsText } from './query-text';
-import { boundStatements } from './statement-timeout';
+import { libraryShims, type DatabaseConfig } from '../config';
+import type { GaleraAware } from './driver/pipelined-connection';
+import { queriesAsText } from './driver/query-text';
+import { boundStatements } from './driver/statement-timeout';
 
 /** How long a request waits for a database connection before it answers 503. */
 const acquireTimeoutMs = 5000;
@@ -87,7 +87,7 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       dateStrings: true,
       connectTimeout: acquireTimeoutMs,
       // A transaction sends the statements it does not wait on with the next one, as one packet
-      // (pipelined-connection.ts). Every statement is built with bound values, never spliced text.
+      // (driver/pipelined-connection.ts). Every statement is built with bound values, never spliced text.
       multipleStatements: true,
     },
     compileSqlOnError,
@@ -99,7 +99,8 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       max: maxConnections,
       afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
         if (statementTimeoutMs === undefined) return setUpSession(connection, pinnedSession, done, everyStatementCausal);
-        queriesAsText(connection);
+        if (libraryShims) queriesAsText(connection);
+        // Not one of the switch's shims: the bound is behaviour (a 503 instead of a hang), not speed.
         boundStatements(connection, statementTimeoutMs);
         // A request waits up to 3 s (less than a statement may run) for a row another transaction holds (a retry with the same
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.

@@ -55,7 +55,7 @@ export function projectsRepository(knex: Knex, events: EventsRepository) {
       const now = nowForDb();
       const row: ProjectRow = { project_id: uuidv7(), tenant_id: tenantId, ...project, created_at: now, updated_at: now, version: 1 };
       // Nothing can refuse a new project but the database itself: its insert goes with the event's and COMMIT, one round trip.
-      write.trx.later(knex('projects').insert(row).toSQL());
+      await write.trx.later(knex('projects').insert(row).toSQL());
       const created = versioned(row);
       await events.record(write, { tenantId, type: 'project.created', projectId: row.project_id, object: created.value });
       return created;

@@ -94,7 +94,7 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
         version: 1,
       };
       const bindings = insertedColumns.flatMap((column) => (column === 'project_id' ? [task.project_id, tenantId] : [row[column] as Knex.Value]));
-      write.trx.later({
+      await write.trx.later({
         sql: insertIntoProjectOfTenant,
         bindings,
         failureMeans: (error) => (isNullViolation(error) || isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : undefined),

@@ -3,9 +3,11 @@
  * Idempotency-Key commit together or not at all.
  */
 import type { Knex } from 'knex';
+import { libraryShims } from '../config';
 import { DatabaseUnavailableError } from '../errors';
 import { isUnavailable, isWriteConflict } from './database-errors';
-import { pipelined, type HeldStatement, type Statement } from './pipelined-connection';
+import type { HeldStatement } from './driver/pipelined-connection';
+import { pipelinedTransaction } from './driver/pipelined-transaction';
 
 /** Where queries are built: knex itself (the pool), or a transaction's one connection. */
 export interface QuerySource {
@@ -13,22 +15,80 @@ export interface QuerySource {
   raw(sql: string, bindings?: readonly Knex.RawBinding[]): Knex.Raw;
 }
 
-/**
- * Queries on the one connection a transaction holds: `trx('table')` and `trx.raw`, as knex's own
- * transaction object offers them. knex's `transaction()` builds a copy of knex for each
- * transaction, which costs about as much CPU as the insert it wraps; this binds the builder to the
- * connection instead.
- */
+/** Queries on the one connection a transaction holds: `trx('table')` and `trx.raw`, as knex's own transaction object offers them. */
 export interface Transaction extends QuerySource {
   /**
-   * A write whose answer the work does not wait for (its SQL and bindings, as a builder's
+   * A write whose answer the work need not wait for (its SQL and bindings, as a builder's
    * `toSQL()` gives them): it goes to the database with the next statement the work runs, or
-   * with COMMIT, in the same round trip (see pipelined-connection). If it fails, that statement
-   * fails, and the transaction with it, with the error its `failureMeans` names; an answer its
-   * `answerMeans` refuses fails it too.
+   * with COMMIT, in the same round trip (see driver/pipelined-connection), and there is nothing
+   * to await. If it fails, that statement fails, and the transaction with it, with the error its
+   * `failureMeans` names; an answer its `answerMeans` refuses fails it too. With LIBRARY_SHIMS=off
+   * it goes at once, in a round trip of its own, and the promise answered fails with that error:
+   * the work awaits it, so that nothing it sends next runs after a failure that ended the
+   * transaction (a deadlock), outside of it.
    */
-  later(statement: HeldStatement): void;
+  later(statement: HeldStatement): Promise<void> | void;
 }
+
+/** One attempt at a transaction, begun: the queries for the work, and the attempt's ends. */
+export interface Attempt {
+  trx: Transaction;
+  commit(): Promise<void>;
+  /** Rolls back what was sent, and answers what the work's failure `thrown` means. */
+  rollBack(thrown: unknown): Promise<unknown>;
+  /** Gives the connection back, however the attempt ended. */
+  release(): Promise<void>;
+}
+
+/**
+ * Begins an attempt through knex's own API: BEGIN at once, each statement, held ones too, in a
+ * round trip of its own, and knex's own commit and rollback.
+ */
+async function knexTransaction(knex: Knex, readCommitted: boolean): Promise<Attempt> {
+  const transaction = await knex.transaction(readCommitted ? { isolationLevel: 'read committed' } : {});
+  const held: Array<Promise<void>> = [];
+  const later = (statement: HeldStatement) => {
+    const sent = transaction.raw(statement.sql, [...statement.bindings] as Knex.RawBinding[]).then(
+      (answer: unknown) => {
+        const refused = statement.answerMeans?.(answer);
+        if (refused !== undefined) throw refused;
+      },
+      (error: unknown) => {
+        throw statement.failureMeans?.(error) ?? error;
+      },
+    );
+    // Handled here too: work that does not await it learns of its failure at COMMIT.
+    sent.catch(() => {});
+    held.push(sent);
+    return sent;
+  };
+  const firstFailure = async () => {
+    for (const sent of held) {
+      const failure = await sent.then(() => undefined, (error: unknown) => error);
+      if (failure !== undefined) return failure;
+    }
+    return undefined;
+  };
+  return {
+    trx: Object.assign((table: string) => transaction(table), { raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) => transaction.raw(sql, bindings), later }),
+    async commit() {
+      const failure = await firstFailure();
+      if (failure !== undefined) throw failure;
+      await transaction.commit();
+      // knex answers a COMMIT the database refused here, not from commit().
+      await transaction.executionPromise;
+    },
+    async rollBack(thrown) {
+      const failure = (await firstFailure()) ?? thrown;
+      if (!transaction.isCompleted()) await transaction.rollback().catch(() => {});
+      return failure;
+    },
+    release: async () => {},
+  };
+}
+
+/** The one place LIBRARY_SHIMS picks how a transaction reaches the database. */
+const begin = libraryShims ? pipelinedTransaction : knexTransaction;
 
 /** The transaction a request's changes go into, and the request they are recorded against. */
 export interface WriteContext {
@@ -63,31 +123,21 @@ export interface TransactionOptions {
 export async function inTransaction<T>(knex: Knex, requestId: string, work: (write: WriteContext) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   const readCommitted = options.readCommitted === true && knex.client.config.client === 'mysql2';
   for (let attempt = 1; ; attempt++) {
-    let connection: unknown;
+    let begun: Attempt;
     try {
-      connection = await knex.client.acquireConnection();
+      begun = await begin(knex, readCommitted);
     } catch (error) {
       throw unavailableOr(error);
     }
-    // Applies to the next transaction only.
-    const opening: Statement[] = [...(readCommitted ? [{ sql: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', bindings: [] }] : []), { sql: 'BEGIN', bindings: [] }];
-    const pipe = pipelined(knex, connection as object, opening);
-    const trx: Transaction = Object.assign((table: string) => knex(table).connection(pipe.connection), {
-      raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) => knex.raw(sql, bindings).connection(pipe.connection),
-      later: (statement: HeldStatement) => pipe.hold(statement),
-    });
     try {
-      const result = await work({ trx, requestId });
-      // Work that sent nothing has nothing to commit.
-      if (!pipe.idle) await trx.raw('COMMIT');
+      const result = await work({ trx: begun.trx, requestId });
+      await begun.commit();
       return result;
     } catch (thrown) {
-      const error = pipe.explain(thrown);
-      pipe.drop();
-      if (pipe.begun) await trx.raw('ROLLBACK').catch(() => {});
+      const error = await begun.rollBack(thrown);
       if (!isWriteConflict(error) || attempt >= conflictTries) throw unavailableOr(error);
     } finally {
-      await knex.client.releaseConnection(connection);
+      await begun.release();
     }
     await new Promise((resolve) => setTimeout(resolve, conflictBackoffMs * attempt * (0.5 + Math.random())));
   }

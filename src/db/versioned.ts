@@ -63,10 +63,10 @@ export async function changeVersioned<Row extends VersionedRow>(
   if (row === undefined) return undefined;
   const now = nowForDb();
   const changed: Row = { ...row, ...changes, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
-  // Not waited for: it goes with the change's event and COMMIT. On one server the row is locked,
+  // Not waited for (the await matters only with LIBRARY_SHIMS=off): it goes with the change's event and COMMIT. On one server the row is locked,
   // so it cannot miss; on a Galera node, where that lock does not hold another node off, it goes
   // alone, and a miss stops the transaction before anything after it is sent.
-  trx.later({
+  await trx.later({
     ...scoped(trx).where('version', row.version).update({ ...changes, updated_at: changed.updated_at, version: changed.version }).toSQL(),
     answerMeans: (result) => (affectedRows(result) === 0 ? new WriteConflictError() : undefined),
   });

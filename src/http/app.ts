@@ -21,6 +21,7 @@ import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { problemFor } from './problems';
 import { capConnectionsPerAddress, requestsInProgressPerClient, type TrustsProxy } from './address-caps';
+import { requestClasses } from './shims/express-prototypes';
 
 /** Request bodies are at most 64 KiB (the document's 413). */
 const bodyLimitBytes = 64 * 1024;
@@ -184,19 +185,12 @@ export interface ConnectionLimits {
   maxConnectionsPerAddress: number;
 }
 
-/**
- * The HTTP server for an Express app, its requests and responses born with the app's
- * prototypes. Express otherwise swaps in those prototypes (`Object.setPrototypeOf`) as each
- * request arrives, which costs far more than its routing: V8 then meets objects of an unfamiliar
- * shape throughout node's http code and leaves its fast paths. With the prototype already in
- * place, the swap does nothing.
- */
+/** The HTTP server for an Express app (see shims/express-prototypes for how its requests and responses are made). */
 export function httpServerFor(app: express.Express, limits: ConnectionLimits): http.Server {
   const headersTimeout = limits.headersTimeoutSeconds * 1000;
   const server = http.createServer(
     {
-      IncomingMessage: bornWith(http.IncomingMessage, app.request),
-      ServerResponse: bornWith(http.ServerResponse, app.response),
+      ...requestClasses(app),
       headersTimeout,
       requestTimeout: limits.requestTimeoutSeconds * 1000,
       // Node looks for late requests this often (30 s by default), so a timeout is enforced up to
@@ -210,13 +204,4 @@ export function httpServerFor(app: express.Express, limits: ConnectionLimits): h
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
   capConnectionsPerAddress(server, limits.maxConnectionsPerAddress, app.get('trust proxy fn') as TrustsProxy);
   return server;
-}
-
-function bornWith<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(base: T, prototype: object): T {
-  // A function, not a class: a class's prototype cannot be replaced.
-  function Constructor(this: object, ...args: unknown[]) {
-    Reflect.apply(base, this, args);
-  }
-  Constructor.prototype = prototype;
-  return Constructor as unknown as T;
 }

@@ -19,7 +19,7 @@ import { taskHandlers } from '../handlers/tasks';
 import { webhookChecks, webhookHandlers } from '../handlers/webhooks';
 import type { TargetGuard } from '../webhooks/target-guard';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
-import { CompiledRouter } from './compiled-router';
+import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { idempotently } from './idempotency';
@@ -143,7 +143,7 @@ export async function createOperationRouter(
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
     api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories, check));
   }
-  let router: CompiledRouter;
+  let router: Routes;
 
   api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys, authFailures && knownKeys && { failures: authFailures, knownKeys }));
   api.register({
@@ -184,7 +184,7 @@ export async function createOperationRouter(
     },
   });
   await api.init();
-  router = api.router = api.validator.router = new CompiledRouter(api.definition);
+  router = installRouter(api);
   const problemSchema = (api.definition.components!.schemas as Record<string, Record<string, unknown>>).Problem;
   return {
     route: (request, exchange) => api.handleRequest(request, exchange) as Promise<HttpReply>,

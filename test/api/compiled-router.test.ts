@@ -4,7 +4,7 @@
  */
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, OpenAPIRouter, type Context, type Request } from 'openapi-backend';
-import { CompiledRouter } from '../../src/http/compiled-router';
+import { CompiledRouter } from '../../src/http/shims/compiled-router';
 import { loadDocument } from '../../src/http/document';
 
 const id = '0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
@@ -99,6 +99,31 @@ describe('CompiledRouter routes as openapi-backend does', () => {
     stockParse.mockRestore();
     expect(compiled.parseRequest(request, compiled.matchOperation(request, true))).toBe(parsed);
     expect(compiled.parseRequest({ ...request, query: parsed.query }, compiled.matchOperation(request, true))).toBe(parsed);
+  });
+
+  it("meets openapi-backend on how it tells a 405 from a 404: by its own router's messages' first three characters", async () => {
+    expect(routed(stock, { method: 'PUT', path: `/v1/tasks/${id}`, headers: {} })).toMatch(/^405/);
+    expect(routed(stock, { method: 'GET', path: '/v1/nothing', headers: {} })).toMatch(/^404/);
+    const answered = async (message: string) => {
+      const api = await handled(false);
+      jest.spyOn(api.router, 'matchOperation').mockImplementation(() => {
+        throw new Error(message);
+      });
+      return ((await api.handleRequest({ method: 'GET', path: '/v1/tasks', headers: {} })) as { kind: string }).kind;
+    };
+    expect([await answered('405-anything'), await answered('404-anything')]).toEqual(['methodNotAllowed', 'notFound']);
+  });
+
+  it('is the router openapi-backend routes and parses with as api.router, and validates with as api.validator.router', async () => {
+    const api = await handled(true);
+    // One router for each role here, to tell which property each part of openapi-backend reads.
+    api.validator.router = new CompiledRouter(api.definition);
+    const routes = jest.spyOn(api.router, 'matchOperation');
+    const validates = jest.spyOn(api.validator.router, 'parseRequest');
+    const answer = (await api.handleRequest({ method: 'GET', path: `/v1/projects/${id}/tasks`, query: { limit: 'many' }, headers: {} })) as { kind: string };
+    expect(answer.kind).toBe('validationFail');
+    expect(routes).toHaveBeenCalled();
+    expect(validates).toHaveBeenCalled();
   });
 
   it('allows, for a 405, the methods the document gives the path', () => {

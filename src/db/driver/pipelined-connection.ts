@@ -28,7 +28,8 @@ export interface HeldStatement extends Statement {
    * nothing): the transaction then fails with that error. On a Galera node and on SQLite nothing
    * after it runs; in a MySQL packet a COMMIT sent with it has run by then, so hold such a
    * statement only where it cannot miss there (its row locked by the transaction), or where what
-   * is held after it depends on its effect.
+   * is held after it depends on its effect. The answer is the driver's, or with LIBRARY_SHIMS=off
+   * knex's raw answer (affected-rows.ts reads either).
    */
   answerMeans?(result: unknown): Error | undefined;
 }
