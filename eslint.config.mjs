@@ -4,18 +4,37 @@ import tseslint from 'typescript-eslint';
 
 /** Imports a folder of src/ may not make, as patterns relative to any depth, with the reason. */
 const forbid = (folders, message) => ({
-  'no-restricted-imports': ['error', { patterns: [{ group: folders.flatMap((folder) => [`**/${folder}`, `**/${folder}/**`]), message }] }],
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        { group: folders.flatMap((folder) => [`**/${folder}`, `**/${folder}/**`]), message },
+      ],
+    },
+  ],
 });
 const rooms = ['webhooks', 'events', 'cleanup', 'background', 'api-keys'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'generated/**', 'clients/typescript/src/api.ts', 'clients/typescript/dist/**', 'node_modules/**', 'data/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'generated/**',
+      'clients/typescript/src/api.ts',
+      'clients/typescript/dist/**',
+      'node_modules/**',
+      'data/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       // Express tells an error handler by its four parameters; the unused ones are named _.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // A binding assigned once, after the closures that read it are made, stays a let.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Control characters are what the input checks look for.
@@ -29,23 +48,44 @@ export default tseslint.config(
   },
   {
     files: ['scripts/**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['src/db/**/*.ts'],
-    rules: forbid(['http', 'handlers', ...rooms, 'cli', 'server'], 'src/db is the lowest layer: it imports nothing of http, handlers, the rooms beside requests, cli or server.'),
+    rules: forbid(
+      ['http', 'handlers', ...rooms, 'cli', 'server'],
+      'src/db is the lowest layer: it imports nothing of http, handlers, the rooms beside requests, cli or server.',
+    ),
   },
   {
     files: rooms.map((room) => `src/${room}/**/*.ts`),
-    rules: forbid(['http', 'handlers', 'cli', 'server'], 'Work beside requests knows nothing of HTTP: it imports src/db and its own room; server.ts wires rooms together.'),
+    rules: forbid(
+      ['http', 'handlers', 'cli', 'server'],
+      'Work beside requests knows nothing of HTTP: it imports src/db and its own room; server.ts wires rooms together.',
+    ),
   },
   {
     files: ['src/handlers/**/*.ts'],
-    rules: forbid(['http', 'cli', 'server'], 'Handlers sit below the HTTP layer: they get their input as plain values and throw errors that describe themselves.'),
+    rules: forbid(
+      ['http', 'cli', 'server'],
+      'Handlers sit below the HTTP layer: they get their input as plain values and throw errors that describe themselves.',
+    ),
   },
   {
     files: ['src/http/**/*.ts'],
-    rules: forbid(['cli', 'server'], 'The HTTP layer is wired by server.ts; it does not start the service.'),
+    rules: forbid(
+      ['cli', 'server'],
+      'The HTTP layer is wired by server.ts; it does not start the service.',
+    ),
   },
 );

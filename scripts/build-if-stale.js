@@ -13,7 +13,15 @@ const { spawnSync } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
 const stamp = path.join(root, 'dist', '.build-stamp');
-const inputs = ['src', 'generated', 'knexfile.ts', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'openapi/openapi.yaml'];
+const inputs = [
+  'src',
+  'generated',
+  'knexfile.ts',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+  'openapi/openapi.yaml',
+];
 
 /** The newest modification time under a file or folder (0 when it does not exist). */
 function newest(target) {
@@ -25,7 +33,8 @@ function newest(target) {
   }
   if (!stat.isDirectory()) return stat.mtimeMs;
   let latest = stat.mtimeMs; // a file removed changes its folder's time
-  for (const entry of fs.readdirSync(target)) latest = Math.max(latest, newest(path.join(target, entry)));
+  for (const entry of fs.readdirSync(target))
+    latest = Math.max(latest, newest(path.join(target, entry)));
   return latest;
 }
 
@@ -40,16 +49,25 @@ function builtAt() {
 /** The document parsed, with the hash of its text: the service uses it only for that same text. */
 function writeParsedDocument() {
   const { yamlHash } = require(path.join(root, 'dist', 'src', 'http', 'document.js'));
-  const { parsedDocumentPath, openapiDocumentPath } = require(path.join(root, 'dist', 'src', 'paths.js'));
+  const { parsedDocumentPath, openapiDocumentPath } = require(
+    path.join(root, 'dist', 'src', 'paths.js'),
+  );
   const yaml = fs.readFileSync(openapiDocumentPath, 'utf8');
-  fs.writeFileSync(parsedDocumentPath, JSON.stringify({ sha256: yamlHash(yaml), document: require('yaml').parse(yaml) }));
+  fs.writeFileSync(
+    parsedDocumentPath,
+    JSON.stringify({ sha256: yamlHash(yaml), document: require('yaml').parse(yaml) }),
+  );
 }
 
 const force = process.argv.includes('--force');
 const sourcesAt = Math.max(...inputs.map((input) => newest(path.join(root, input))));
 if (force || sourcesAt >= builtAt()) {
   const startedAt = Date.now();
-  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+  const tsc = spawnSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')],
+    { stdio: 'inherit', cwd: root },
+  );
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
   writeParsedDocument();
   fs.mkdirSync(path.dirname(stamp), { recursive: true });

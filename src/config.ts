@@ -7,8 +7,7 @@ import path from 'node:path';
 import { defaultSqliteFile } from './paths';
 
 export type DatabaseConfig =
-  | { client: 'sqlite'; filename: string }
-  | { client: 'mysql'; url: string };
+  { client: 'sqlite'; filename: string } | { client: 'mysql'; url: string };
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -112,7 +111,9 @@ function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
     }
     return { client: 'mysql', url };
   }
-  throw new ConfigError(`DATABASE_URL must be unset, sqlite:PATH or mysql://..., not ${redact(url)}`);
+  throw new ConfigError(
+    `DATABASE_URL must be unset, sqlite:PATH or mysql://..., not ${redact(url)}`,
+  );
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -127,20 +128,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: parseCount('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, 60),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     redisUrl: parseRedisUrl(env.REDIS_URL),
-    cleanupIntervalSeconds: parsePositiveSeconds('CLEANUP_INTERVAL_SECONDS', env.CLEANUP_INTERVAL_SECONDS, 60),
+    cleanupIntervalSeconds: parsePositiveSeconds(
+      'CLEANUP_INTERVAL_SECONDS',
+      env.CLEANUP_INTERVAL_SECONDS,
+      60,
+    ),
     eventRetentionDays: parseDays('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
     redisTimeoutMs: parseMilliseconds('REDIS_TIMEOUT_MS', env.REDIS_TIMEOUT_MS, 10),
     ...parseHttpTimeouts(env),
     maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
-    maxConnectionsPerAddress: parseCount('MAX_CONNECTIONS_PER_ADDRESS', env.MAX_CONNECTIONS_PER_ADDRESS, 100),
+    maxConnectionsPerAddress: parseCount(
+      'MAX_CONNECTIONS_PER_ADDRESS',
+      env.MAX_CONNECTIONS_PER_ADDRESS,
+      100,
+    ),
     ...parseLongPolls(env),
-    slowReaderTimeoutSeconds: parseTimeout('SLOW_READER_TIMEOUT_SECONDS', env.SLOW_READER_TIMEOUT_SECONDS, 30),
-    statementTimeoutSeconds: parseTimeout('DATABASE_STATEMENT_TIMEOUT_SECONDS', env.DATABASE_STATEMENT_TIMEOUT_SECONDS, 5),
+    slowReaderTimeoutSeconds: parseTimeout(
+      'SLOW_READER_TIMEOUT_SECONDS',
+      env.SLOW_READER_TIMEOUT_SECONDS,
+      30,
+    ),
+    statementTimeoutSeconds: parseTimeout(
+      'DATABASE_STATEMENT_TIMEOUT_SECONDS',
+      env.DATABASE_STATEMENT_TIMEOUT_SECONDS,
+      5,
+    ),
     webhookTimeoutSeconds: parseTimeout('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
     webhookRetryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
-    webhookAllowPrivateTargets: parseBoolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', env.WEBHOOK_ALLOW_PRIVATE_TARGETS, false),
-    webhookEndpointsPerTenant: parseLimit('WEBHOOK_ENDPOINTS_PER_TENANT', env.WEBHOOK_ENDPOINTS_PER_TENANT, 20),
-    webhookMaxInFlight: parseLimit('WEBHOOK_MAX_IN_FLIGHT', env.WEBHOOK_MAX_IN_FLIGHT, defaultWebhookMaxInFlight),
+    webhookAllowPrivateTargets: parseBoolean(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+      env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      false,
+    ),
+    webhookEndpointsPerTenant: parseLimit(
+      'WEBHOOK_ENDPOINTS_PER_TENANT',
+      env.WEBHOOK_ENDPOINTS_PER_TENANT,
+      20,
+    ),
+    webhookMaxInFlight: parseLimit(
+      'WEBHOOK_MAX_IN_FLIGHT',
+      env.WEBHOOK_MAX_IN_FLIGHT,
+      defaultWebhookMaxInFlight,
+    ),
   };
 }
 
@@ -156,7 +185,13 @@ const defaultWebhookMaxInFlight = 64;
 /** The documented retry schedule: about 28 hours in all. */
 export const defaultRetrySchedule = '5s,5m,30m,2h,5h,10h,10h';
 
-const durationUnitsMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const durationUnitsMs: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
 /** Comma-separated durations (`5s,5m,30m`; units ms, s, m, h, d), each up to 7 days, at most 20. */
 function parseRetrySchedule(value: string | undefined): number[] {
@@ -165,27 +200,45 @@ function parseRetrySchedule(value: string | undefined): number[] {
     const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim());
     const ms = match ? Number(match[1]) * durationUnitsMs[match[2]] : NaN;
     if (!(ms >= 1 && ms <= 7 * 86_400_000)) {
-      throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE takes comma-separated durations such as ${defaultRetrySchedule} (units ms, s, m, h, d; each up to 7 days), not ${JSON.stringify(part)}`);
+      throw new ConfigError(
+        `WEBHOOK_RETRY_SCHEDULE takes comma-separated durations such as ${defaultRetrySchedule} (units ms, s, m, h, d; each up to 7 days), not ${JSON.stringify(part)}`,
+      );
     }
     return ms;
   });
-  if (waits.length > 20) throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE takes at most 20 retries, not ${waits.length}`);
+  if (waits.length > 20)
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE takes at most 20 retries, not ${waits.length}`);
   return waits;
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
-  if (value !== 'true' && value !== 'false') throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(value)}`);
+  if (value !== 'true' && value !== 'false')
+    throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(value)}`);
   return value === 'true';
 }
 
 function parseHttpTimeouts(env: NodeJS.ProcessEnv) {
-  const headersTimeoutSeconds = parseTimeout('HEADERS_TIMEOUT_SECONDS', env.HEADERS_TIMEOUT_SECONDS, 10);
-  const requestTimeoutSeconds = parseTimeout('REQUEST_TIMEOUT_SECONDS', env.REQUEST_TIMEOUT_SECONDS, 30);
-  const keepAliveTimeoutSeconds = parseTimeout('KEEP_ALIVE_TIMEOUT_SECONDS', env.KEEP_ALIVE_TIMEOUT_SECONDS, 5);
+  const headersTimeoutSeconds = parseTimeout(
+    'HEADERS_TIMEOUT_SECONDS',
+    env.HEADERS_TIMEOUT_SECONDS,
+    10,
+  );
+  const requestTimeoutSeconds = parseTimeout(
+    'REQUEST_TIMEOUT_SECONDS',
+    env.REQUEST_TIMEOUT_SECONDS,
+    30,
+  );
+  const keepAliveTimeoutSeconds = parseTimeout(
+    'KEEP_ALIVE_TIMEOUT_SECONDS',
+    env.KEEP_ALIVE_TIMEOUT_SECONDS,
+    5,
+  );
   // Node refuses a server whose headers may take longer than the whole request.
   if (headersTimeoutSeconds > requestTimeoutSeconds) {
-    throw new ConfigError(`HEADERS_TIMEOUT_SECONDS (${headersTimeoutSeconds}) must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`);
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_SECONDS (${headersTimeoutSeconds}) must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`,
+    );
   }
   return { headersTimeoutSeconds, requestTimeoutSeconds, keepAliveTimeoutSeconds };
 }
@@ -195,7 +248,11 @@ const longPollKeysPerTenant = 5;
 
 function parseLongPolls(env: NodeJS.ProcessEnv) {
   const longPollsPerKey = parseCount('LONG_POLLS_PER_KEY', env.LONG_POLLS_PER_KEY, 10);
-  const longPollsPerTenant = parseCount('LONG_POLLS_PER_TENANT', env.LONG_POLLS_PER_TENANT, longPollsPerKey * longPollKeysPerTenant);
+  const longPollsPerTenant = parseCount(
+    'LONG_POLLS_PER_TENANT',
+    env.LONG_POLLS_PER_TENANT,
+    longPollsPerKey * longPollKeysPerTenant,
+  );
   return { longPollsPerKey, longPollsPerTenant };
 }
 
@@ -209,10 +266,14 @@ function parseTrustProxy(value: string | undefined): Config['trustProxy'] {
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
     const version = net.isIP(address);
-    const validPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 6 ? 128 : 32));
+    const validPrefix =
+      prefix === undefined ||
+      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 6 ? 128 : 32));
     if (!(proxyRanges.includes(entry) || (version !== 0 && validPrefix && rest.length === 0))) {
       // `true` is refused on purpose: believing any X-Forwarded-For lets every client pick its own address.
-      throw new ConfigError(`TRUST_PROXY takes a number of proxy hops or comma-separated proxy addresses, subnets or ${proxyRanges.join(', ')}, not ${JSON.stringify(entry)}`);
+      throw new ConfigError(
+        `TRUST_PROXY takes a number of proxy hops or comma-separated proxy addresses, subnets or ${proxyRanges.join(', ')}, not ${JSON.stringify(entry)}`,
+      );
     }
   }
   return entries;
@@ -220,7 +281,10 @@ function parseTrustProxy(value: string | undefined): Config['trustProxy'] {
 
 function parseMilliseconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,6}$/.test(value) || Number(value) === 0) throw new ConfigError(`${name} must be a whole number of milliseconds from 1, not ${JSON.stringify(value)}`);
+  if (!/^\d{1,6}$/.test(value) || Number(value) === 0)
+    throw new ConfigError(
+      `${name} must be a whole number of milliseconds from 1, not ${JSON.stringify(value)}`,
+    );
   return Number(value);
 }
 
@@ -232,27 +296,39 @@ function parseTimeout(name: string, value: string | undefined, fallback: number)
 
 function parseCount(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,9}$/.test(value)) throw new ConfigError(`${name} must be a whole number (0 turns it off), not ${JSON.stringify(value)}`);
+  if (!/^\d{1,9}$/.test(value))
+    throw new ConfigError(
+      `${name} must be a whole number (0 turns it off), not ${JSON.stringify(value)}`,
+    );
   return Number(value);
 }
 
 /** A limit that cannot be turned off (up to the bound the document gives a problem's `limit`). */
 function parseLimit(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^[1-9]\d{0,6}$/.test(value) || Number(value) > 1_000_000) throw new ConfigError(`${name} must be a whole number from 1 to 1000000, not ${JSON.stringify(value)}`);
+  if (!/^[1-9]\d{0,6}$/.test(value) || Number(value) > 1_000_000)
+    throw new ConfigError(
+      `${name} must be a whole number from 1 to 1000000, not ${JSON.stringify(value)}`,
+    );
   return Number(value);
 }
 
 function parseRedisUrl(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^rediss?:\/\//.test(value)) throw new ConfigError(`REDIS_URL must be redis://host:port, not ${JSON.stringify(redact(value))}`);
+  if (!/^rediss?:\/\//.test(value))
+    throw new ConfigError(
+      `REDIS_URL must be redis://host:port, not ${JSON.stringify(redact(value))}`,
+    );
   return value;
 }
 
 function parseSeconds(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || seconds > 3600) throw new ConfigError(`${name} must be a number of seconds up to 3600, not ${JSON.stringify(value)}`);
+  if (!/^\d+(\.\d+)?$/.test(value) || seconds > 3600)
+    throw new ConfigError(
+      `${name} must be a number of seconds up to 3600, not ${JSON.stringify(value)}`,
+    );
   return seconds;
 }
 
@@ -264,18 +340,27 @@ function parsePositiveSeconds(name: string, value: string | undefined, fallback:
 
 function parseDays(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^[1-9]\d{0,4}$/.test(value)) throw new ConfigError(`${name} must be a whole number of days from 1, not ${JSON.stringify(value)}`);
+  if (!/^[1-9]\d{0,4}$/.test(value))
+    throw new ConfigError(
+      `${name} must be a whole number of days from 1, not ${JSON.stringify(value)}`,
+    );
   return Number(value);
 }
 
 function parseLogLevel(value: string | undefined): LogLevel {
   if (value === undefined || value === '') return 'info';
-  if (!(logLevels as readonly string[]).includes(value)) throw new ConfigError(`LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${JSON.stringify(value)}`);
+  if (!(logLevels as readonly string[]).includes(value))
+    throw new ConfigError(
+      `LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${JSON.stringify(value)}`,
+    );
   return value as LogLevel;
 }
 
 function parseOrigins(value: string | undefined): string[] {
-  const origins = (value ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  const origins = (value ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -283,7 +368,10 @@ function parseOrigins(value: string | undefined): string[] {
     } catch {
       // reported below
     }
-    if (!parsed || parsed.origin !== origin) throw new ConfigError(`CORS_ORIGINS takes origins such as https://app.example.com, not ${JSON.stringify(origin)}`);
+    if (!parsed || parsed.origin !== origin)
+      throw new ConfigError(
+        `CORS_ORIGINS takes origins such as https://app.example.com, not ${JSON.stringify(origin)}`,
+      );
   }
   return origins;
 }

@@ -66,7 +66,10 @@ export class ProblemError extends Error {
 }
 
 export class NotFoundError extends ProblemError {
-  constructor(readonly resource: ResourceName, readonly id: string) {
+  constructor(
+    readonly resource: ResourceName,
+    readonly id: string,
+  ) {
     super('not-found', `No ${resource} ${id} exists.`);
   }
 }
@@ -101,14 +104,22 @@ const databaseUnavailableDetail =
  */
 export class DatabaseUnavailableError extends ProblemError {
   constructor(cause: unknown) {
-    super('service-unavailable', 'The database cannot be reached.', { headers: { 'Retry-After': String(databaseRetryAfterSeconds) } }, { cause, detail: databaseUnavailableDetail });
+    super(
+      'service-unavailable',
+      'The database cannot be reached.',
+      { headers: { 'Retry-After': String(databaseRetryAfterSeconds) } },
+      { cause, detail: databaseUnavailableDetail },
+    );
   }
 }
 
 /** An If-Match condition names none of the resource's current versions; nothing changed. */
 export class PreconditionFailedError extends ProblemError {
   constructor(resource: ResourceName) {
-    super('precondition-failed', `The ${resource} has changed since the ETag you sent; read it again and retry.`);
+    super(
+      'precondition-failed',
+      `The ${resource} has changed since the ETag you sent; read it again and retry.`,
+    );
   }
 }
 
@@ -125,7 +136,10 @@ export class IdempotencyKeyTakenError extends Error {
 /** A request with the same Idempotency-Key is still running and has not let go of the key in time. */
 export class IdempotencyKeyBusyError extends ProblemError {
   constructor() {
-    super('idempotency-in-progress', 'A request with this Idempotency-Key is still running; retry shortly.');
+    super(
+      'idempotency-in-progress',
+      'A request with this Idempotency-Key is still running; retry shortly.',
+    );
   }
 }
 
@@ -144,7 +158,7 @@ export class CursorExpiredError extends ProblemError {
       'cursor-expired',
       reason === 'removed'
         ? "Events after this cursor's position are no longer kept; take latest_cursor, read the resources again, then follow the feed from latest_cursor."
-        : "This cursor is past the newest event of this feed, so this feed did not give it (a restored database, another deployment or another tenant); take latest_cursor, read the resources again, then follow the feed from latest_cursor.",
+        : 'This cursor is past the newest event of this feed, so this feed did not give it (a restored database, another deployment or another tenant); take latest_cursor, read the resources again, then follow the feed from latest_cursor.',
       { latestCursor },
     );
   }
@@ -157,7 +171,9 @@ export class InvalidParameterError extends ProblemError {
     readonly parameter: string,
     readonly reason: string,
   ) {
-    super('invalid-request', `The request is not acceptable: ${location} ${parameter} ${reason}.`, { errors: [{ in: location, name: parameter, message: reason }] });
+    super('invalid-request', `The request is not acceptable: ${location} ${parameter} ${reason}.`, {
+      errors: [{ in: location, name: parameter, message: reason }],
+    });
   }
 }
 
@@ -171,7 +187,11 @@ export class UnknownEventError extends ProblemError {
 /** The tenant has as many webhook endpoints as it may have; nothing was registered. */
 export class LimitReachedError extends ProblemError {
   constructor(readonly limit: number) {
-    super('limit-reached', `This tenant has ${limit} webhook endpoints, the most it may have; delete one to register another.`, { limit });
+    super(
+      'limit-reached',
+      `This tenant has ${limit} webhook endpoints, the most it may have; delete one to register another.`,
+      { limit },
+    );
   }
 }
 
@@ -184,6 +204,8 @@ export class InvalidFieldError extends ProblemError {
     readonly pointer: string,
     readonly reason: string,
   ) {
-    super('invalid-request', `The request is not acceptable: body ${pointer} ${reason}.`, { errors: [{ in: 'body', pointer, message: reason }] });
+    super('invalid-request', `The request is not acceptable: body ${pointer} ${reason}.`, {
+      errors: [{ in: 'body', pointer, message: reason }],
+    });
   }
 }

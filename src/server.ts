@@ -39,22 +39,30 @@ export interface RunningService {
 /** The longest a scrape of /metrics waits for a count the background work reads from the database. */
 const scrapeCountTimeoutMs = 1000;
 
-export async function startService(config: Config, options: { logDestination?: DestinationStream } = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  options: { logDestination?: DestinationStream } = {},
+): Promise<RunningService> {
   const logger = createLogger(config.logLevel, options.logDestination);
   if (config.webhookAllowPrivateTargets) {
-    logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS=true: the SSRF guard is off, webhook endpoints may use http and reach loopback, private and other internal addresses; for development and tests only');
+    logger.warn(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: the SSRF guard is off, webhook endpoints may use http and reach loopback, private and other internal addresses; for development and tests only',
+    );
   }
   const knexLog: Knex.Logger = {
     warn: (message) => logger.warn({ knex: message }),
     error: (message) => logger.error({ knex: message }),
-    deprecate: (method, alternative) => logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
+    deprecate: (method, alternative) =>
+      logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},
   };
   // Migrations may run long statements (an index over a large table): on a pool of their own,
   // without the bound every request's statements have.
   const migrator = createKnex(config.database, knexLog);
   try {
-    await migrateToLatest(migrator, { onWait: () => logger.info('another instance is migrating the database; waiting for it') });
+    await migrateToLatest(migrator, {
+      onWait: () => logger.info('another instance is migrating the database; waiting for it'),
+    });
   } finally {
     await migrator.destroy();
   }
@@ -64,7 +72,10 @@ export async function startService(config: Config, options: { logDestination?: D
   // there each pool is one connection to the file, and better-sqlite3 waits for another
   // connection's write lock synchronously, blocking the event loop that connection's transaction
   // needs to finish; one shared connection takes turns instead.
-  const poolFor = (size: number) => (config.database.client === 'sqlite' ? knex : createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000, size));
+  const poolFor = (size: number) =>
+    config.database.client === 'sqlite'
+      ? knex
+      : createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000, size);
   const numberingKnex = poolFor(backgroundPoolSizes.numbering);
   const webhooksKnex = poolFor(backgroundPoolSizes.webhooks);
   const closePools = async () => {
@@ -78,9 +89,20 @@ export async function startService(config: Config, options: { logDestination?: D
   let planning: DeliveryPlanning | undefined;
   try {
     const document = loadDocument();
-    counting = createCountingStores({ redisUrl: config.redisUrl, redisTimeoutMs: config.redisTimeoutMs, logger });
-    const authFailures = authFailureBudget({ perMinute: config.authFailuresPerMinute, stores: counting });
-    const countRequest = perKeyRateLimit({ perMinute: config.rateLimitPerMinute, stores: counting, logger });
+    counting = createCountingStores({
+      redisUrl: config.redisUrl,
+      redisTimeoutMs: config.redisTimeoutMs,
+      logger,
+    });
+    const authFailures = authFailureBudget({
+      perMinute: config.authFailuresPerMinute,
+      stores: counting,
+    });
+    const countRequest = perKeyRateLimit({
+      perMinute: config.rateLimitPerMinute,
+      stores: counting,
+      logger,
+    });
     const repositories = createRepositories(knex, { onChangeCommitted: () => numbering?.poke() });
     // Only the failure budget needs to tell real keys from made-up ones before looking them up.
     if (authFailures) knownKeys = await startKnownKeys(repositories.apiKeys, { logger });
@@ -89,9 +111,20 @@ export async function startService(config: Config, options: { logDestination?: D
     // One registry for the requests' metrics and the background work's; what the background work
     // counts in the database it counts on its own pools, never the requests'.
     const registry = new Registry();
-    const eventMetrics = createEventMetrics(registry, numberingRepositories, { logger, scrapeTimeoutMs: scrapeCountTimeoutMs });
-    const webhookMetrics = createWebhookMetrics(registry, background, { logger, scrapeTimeoutMs: scrapeCountTimeoutMs });
-    feed = startFeedWatcher(numberingRepositories, { logger, metrics: eventMetrics, perKey: config.longPollsPerKey, perTenant: config.longPollsPerTenant });
+    const eventMetrics = createEventMetrics(registry, numberingRepositories, {
+      logger,
+      scrapeTimeoutMs: scrapeCountTimeoutMs,
+    });
+    const webhookMetrics = createWebhookMetrics(registry, background, {
+      logger,
+      scrapeTimeoutMs: scrapeCountTimeoutMs,
+    });
+    feed = startFeedWatcher(numberingRepositories, {
+      logger,
+      metrics: eventMetrics,
+      perKey: config.longPollsPerKey,
+      perTenant: config.longPollsPerTenant,
+    });
     deliveries = startDeliveryWorker(background, {
       logger,
       metrics: webhookMetrics,
@@ -114,19 +147,50 @@ export async function startService(config: Config, options: { logDestination?: D
       onLeaseTaken: () => planner.catchUp(),
     });
     const webhookTargets = targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets });
-    const webhookFences = { endpointsPerTenant: config.webhookEndpointsPerTenant, countRedelivery: redeliveryLimit({ stores: counting }) };
-    const api = await createOperationRouter(document.definition, repositories, feed, webhookTargets, webhookFences, authFailures, knownKeys);
+    const webhookFences = {
+      endpointsPerTenant: config.webhookEndpointsPerTenant,
+      countRedelivery: redeliveryLimit({ stores: counting }),
+    };
+    const api = await createOperationRouter(
+      document.definition,
+      repositories,
+      feed,
+      webhookTargets,
+      webhookFences,
+      authFailures,
+      knownKeys,
+    );
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex, registry);
-    const app = createApp({ document, api, knex, logger, metrics, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds, maxConnectionsPerAddress: config.maxConnectionsPerAddress, shutdown, countRequest });
+    const app = createApp({
+      document,
+      api,
+      knex,
+      logger,
+      metrics,
+      corsOrigins: config.corsOrigins,
+      trustProxy: config.trustProxy,
+      slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+      shutdown,
+      countRequest,
+    });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
-    api.compileValidators().catch((error: unknown) => logger.error({ err: error }, 'a request validator does not compile'));
-    const cleanup = startCleanup(background, { intervalMs: config.cleanupIntervalSeconds * 1000, eventRetentionDays: config.eventRetentionDays, logger });
+    api
+      .compileValidators()
+      .catch((error: unknown) =>
+        logger.error({ err: error }, 'a request validator does not compile'),
+      );
+    const cleanup = startCleanup(background, {
+      intervalMs: config.cleanupIntervalSeconds * 1000,
+      eventRetentionDays: config.eventRetentionDays,
+      logger,
+    });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     return {
@@ -146,7 +210,10 @@ export async function startService(config: Config, options: { logDestination?: D
         // Keep-alive connections whose last answer went out before the signal sit idle: close them
         // as they fall idle, not only those idle at the moment of close().
         const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-        const deadline = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000);
+        const deadline = setTimeout(
+          () => server.closeAllConnections(),
+          config.shutdownGraceSeconds * 1000,
+        );
         await closed;
         clearInterval(idleSweep);
         clearTimeout(deadline);

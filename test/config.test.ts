@@ -16,7 +16,9 @@ it('has the documented defaults', () => {
     longPollsPerTenant: 50,
     statementTimeoutSeconds: 5,
     webhookTimeoutSeconds: 10,
-    webhookRetryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    webhookRetryScheduleMs: [
+      5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ],
     webhookAllowPrivateTargets: false,
     webhookEndpointsPerTenant: 20,
     webhookMaxInFlight: 64,
@@ -26,18 +28,30 @@ it('has the documented defaults', () => {
 });
 
 it('takes WEBHOOK_RETRY_SCHEDULE as durations, and WEBHOOK_ALLOW_PRIVATE_TARGETS as true or false', () => {
-  expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms, 1s,2m,1h,1d' }).webhookRetryScheduleMs).toEqual([250, 1000, 120_000, 3_600_000, 86_400_000]);
-  expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '0.5' })).toMatchObject({ webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 0.5 });
+  expect(
+    loadConfig({ WEBHOOK_RETRY_SCHEDULE: '250ms, 1s,2m,1h,1d' }).webhookRetryScheduleMs,
+  ).toEqual([250, 1000, 120_000, 3_600_000, 86_400_000]);
+  expect(
+    loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '0.5' }),
+  ).toMatchObject({ webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 0.5 });
 });
 
-it('holds a tenant to five keys\' long polls unless LONG_POLLS_PER_TENANT says otherwise', () => {
-  expect(loadConfig({ LONG_POLLS_PER_KEY: '4' })).toMatchObject({ longPollsPerKey: 4, longPollsPerTenant: 20 });
-  expect(loadConfig({ LONG_POLLS_PER_KEY: '4', LONG_POLLS_PER_TENANT: '6' })).toMatchObject({ longPollsPerKey: 4, longPollsPerTenant: 6 });
+it("holds a tenant to five keys' long polls unless LONG_POLLS_PER_TENANT says otherwise", () => {
+  expect(loadConfig({ LONG_POLLS_PER_KEY: '4' })).toMatchObject({
+    longPollsPerKey: 4,
+    longPollsPerTenant: 20,
+  });
+  expect(loadConfig({ LONG_POLLS_PER_KEY: '4', LONG_POLLS_PER_TENANT: '6' })).toMatchObject({
+    longPollsPerKey: 4,
+    longPollsPerTenant: 6,
+  });
 });
 
 it('takes TRUST_PROXY as a hop count or as proxy addresses, subnets and named ranges', () => {
   expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
-  expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.7' }).trustProxy).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+  expect(
+    loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.7' }).trustProxy,
+  ).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
 });
 
 it.each([

@@ -38,11 +38,23 @@ describe('transactions', () => {
   beforeAll(async () => {
     database = await createMigratedDatabase();
     knex = database.knex;
-    await knex('tenants').insert({ tenant_id: 'tenant', name: 't', created_at: '2026-01-01 00:00:00.000' });
+    await knex('tenants').insert({
+      tenant_id: 'tenant',
+      name: 't',
+      created_at: '2026-01-01 00:00:00.000',
+    });
   });
   afterAll(() => database.close());
 
-  const project = (id: string) => ({ project_id: id, tenant_id: 'tenant', name: id, description: '', created_at: '2026-01-01 00:00:00.000', updated_at: '2026-01-01 00:00:00.000', version: 1 });
+  const project = (id: string) => ({
+    project_id: id,
+    tenant_id: 'tenant',
+    name: id,
+    description: '',
+    created_at: '2026-01-01 00:00:00.000',
+    updated_at: '2026-01-01 00:00:00.000',
+    version: 1,
+  });
 
   /** The statements knex announces for a transaction of a held insert and an awaited one, and whether any went pipelined. */
   async function announced(value: 'on' | 'off', id: string) {
@@ -56,7 +68,11 @@ describe('transactions', () => {
     knex.on('query', note);
     try {
       await inTransaction(knex, 'request', async ({ trx }) => {
-        await trx.later(knex('projects').insert(project(`${id}-1`)).toSQL());
+        await trx.later(
+          knex('projects')
+            .insert(project(`${id}-1`))
+            .toSQL(),
+        );
         await trx('projects').insert(project(`${id}-2`));
       });
     } finally {
@@ -66,20 +82,45 @@ describe('transactions', () => {
   }
 
   it('go through knex, a round trip a statement, with the switch off; pipelined with it on', async () => {
-    expect(await announced('off', 'off')).toEqual({ statements: ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'], pipelined: 0 });
-    expect(await announced('on', 'on')).toEqual({ statements: ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'], pipelined: 2 });
-    expect(await knex('projects').orderBy('project_id').pluck('project_id')).toEqual(['off-1', 'off-2', 'on-1', 'on-2']);
+    expect(await announced('off', 'off')).toEqual({
+      statements: ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'],
+      pipelined: 0,
+    });
+    expect(await announced('on', 'on')).toEqual({
+      statements: ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'],
+      pipelined: 2,
+    });
+    expect(await knex('projects').orderBy('project_id').pluck('project_id')).toEqual([
+      'off-1',
+      'off-2',
+      'on-1',
+      'on-2',
+    ]);
   });
 });
 
 describe('routing', () => {
   const id = '0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
-  const paths = ['/v1/projects', `/v1/projects/${id}`, `/v1/projects/${id}/tasks`, '/v1/tasks', `/v1/tasks/${id}/`, '/v1/events', '/v1/webhook-endpoints', `/v1/webhook-endpoints/${id}`, `/v1/webhook-endpoints/${id}/rotate-secret`, `/v1/webhook-endpoints/${id}/deliveries`, '/v1/nothing'];
+  const paths = [
+    '/v1/projects',
+    `/v1/projects/${id}`,
+    `/v1/projects/${id}/tasks`,
+    '/v1/tasks',
+    `/v1/tasks/${id}/`,
+    '/v1/events',
+    '/v1/webhook-endpoints',
+    `/v1/webhook-endpoints/${id}`,
+    `/v1/webhook-endpoints/${id}/rotate-secret`,
+    `/v1/webhook-endpoints/${id}/deliveries`,
+    '/v1/nothing',
+  ];
 
   async function installed(value: 'on' | 'off') {
     const api = new OpenAPIBackend({ definition: loadDocument().definition, quick: true });
     await api.init();
-    const routes = loadedWith<typeof Routing>(value, '../src/http/shims/routing').installRouter(api);
+    const routes = loadedWith<typeof Routing>(value, '../src/http/shims/routing').installRouter(
+      api,
+    );
     return { api, routes };
   }
 
@@ -89,7 +130,9 @@ describe('routing', () => {
     expect(off.api.router.constructor.name).toBe('OpenAPIRouter');
     expect(on.api.router.constructor.name).toBe('CompiledRouter');
     expect(on.api.validator.router).toBe(on.api.router);
-    expect(off.routes.getOperations().map((operation) => operation.operationId)).toEqual(on.routes.getOperations().map((operation) => operation.operationId));
+    expect(off.routes.getOperations().map((operation) => operation.operationId)).toEqual(
+      on.routes.getOperations().map((operation) => operation.operationId),
+    );
     for (const path of paths) {
       const request: Request = { method: 'PUT', path, headers: {} };
       expect(off.routes.allowedMethods(request)).toEqual(on.routes.allowedMethods(request));
@@ -99,13 +142,28 @@ describe('routing', () => {
 
 it("leaves node to make requests and responses with the switch off; born with Express's prototypes with it on, which Express then finds in place", async () => {
   const app = express();
-  expect(loadedWith<typeof ExpressPrototypes>('off', '../src/http/shims/express-prototypes').requestClasses(app)).toEqual({});
-  const classes = loadedWith<typeof ExpressPrototypes>('on', '../src/http/shims/express-prototypes').requestClasses(app);
+  expect(
+    loadedWith<typeof ExpressPrototypes>(
+      'off',
+      '../src/http/shims/express-prototypes',
+    ).requestClasses(app),
+  ).toEqual({});
+  const classes = loadedWith<typeof ExpressPrototypes>(
+    'on',
+    '../src/http/shims/express-prototypes',
+  ).requestClasses(app);
   const server = http.createServer(classes, app);
   let born: object[] = [];
-  server.prependListener('request', (req, res) => (born = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)]));
+  server.prependListener(
+    'request',
+    (req, res) => (born = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)]),
+  );
   app.get('/', (req, res) => {
-    res.json({ swapped: Object.getPrototypeOf(req) !== born[0] || Object.getPrototypeOf(res) !== born[1], express: born[0] === app.request && born[1] === app.response, ip: typeof req.ip });
+    res.json({
+      swapped: Object.getPrototypeOf(req) !== born[0] || Object.getPrototypeOf(res) !== born[1],
+      express: born[0] === app.request && born[1] === app.response,
+      ip: typeof req.ip,
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

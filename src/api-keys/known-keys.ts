@@ -36,7 +36,10 @@ export interface KnownKeys {
 export const catchUpGapMs = 100;
 export const reloadMs = 10 * 60_000;
 
-export async function startKnownKeys(apiKeys: ApiKeysRepository, options: { logger: Logger }): Promise<KnownKeys> {
+export async function startKnownKeys(
+  apiKeys: ApiKeysRepository,
+  options: { logger: Logger },
+): Promise<KnownKeys> {
   const { logger } = options;
   let hashes = new Set<string>();
   /** Keys added while the whole set is being read, kept for the set that read makes. */
@@ -59,7 +62,11 @@ export async function startKnownKeys(apiKeys: ApiKeysRepository, options: { logg
     const fresh = new Set<string>();
     addedDuringReload = new Set();
     try {
-      for (let after = '', page: Array<{ key_id: string; key_hash: string }> = []; ; after = page[page.length - 1].key_id) {
+      for (
+        let after = '', page: Array<{ key_id: string; key_hash: string }> = [];
+        ;
+        after = page[page.length - 1].key_id
+      ) {
         page = await apiKeys.activeHashes(after, pageSize);
         for (const row of page) fresh.add(row.key_hash);
         if (page.length < pageSize) break;
@@ -74,13 +81,16 @@ export async function startKnownKeys(apiKeys: ApiKeysRepository, options: { logg
 
   const readRecent = async () => {
     const began = Date.now();
-    for (const hash of await apiKeys.activeHashesCreatedSince(new Date(readUpTo - overlapMs))) hashes.add(hash);
+    for (const hash of await apiKeys.activeHashesCreatedSince(new Date(readUpTo - overlapMs)))
+      hashes.add(hash);
     readUpTo = began;
   };
 
   await serially(reload);
   const reloading = setInterval(() => {
-    serially(reload).catch((error: unknown) => logger.warn({ err: error }, 'reading the API keys failed; the keys read before stay known'));
+    serially(reload).catch((error: unknown) =>
+      logger.warn({ err: error }, 'reading the API keys failed; the keys read before stay known'),
+    );
   }, reloadMs);
 
   return {

@@ -8,7 +8,13 @@ import { Gauge, type Registry } from 'prom-client';
 
 export function gaugeCountedOnScrape(
   registry: Registry,
-  options: { name: string; help: string; timeoutMs: number; logger: Logger; count: () => Promise<number> },
+  options: {
+    name: string;
+    help: string;
+    timeoutMs: number;
+    logger: Logger;
+    count: () => Promise<number>;
+  },
 ): void {
   let reading: Promise<void> | undefined;
   let failing = false;
@@ -26,14 +32,21 @@ export function gaugeCountedOnScrape(
           },
           (error: unknown) => {
             // Once an outage: a scrape every few seconds would otherwise log the same failure each time.
-            if (!failing) options.logger.warn({ err: error, metric: options.name }, 'counting for a metric failed; it shows NaN until a count succeeds');
+            if (!failing)
+              options.logger.warn(
+                { err: error, metric: options.name },
+                'counting for a metric failed; it shows NaN until a count succeeds',
+              );
             failing = true;
             this.set(Number.NaN);
           },
         )
         .finally(() => (reading = undefined));
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([reading, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs)))]);
+      await Promise.race([
+        reading,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs))),
+      ]);
       clearTimeout(timer);
     },
   });

@@ -38,7 +38,9 @@ export function repeatCycle(cycle: () => Promise<void>, timing: CycleTiming): Re
     running = cycle().finally(() => {
       running = undefined;
       if (stopping) return;
-      timer = again ? setTimeout(run, timing.gatherMs) : setTimeout(() => (timing.onPoll?.(), run()), timing.pollMs());
+      timer = again
+        ? setTimeout(run, timing.gatherMs)
+        : setTimeout(() => (timing.onPoll?.(), run()), timing.pollMs());
       again = false;
     });
   };

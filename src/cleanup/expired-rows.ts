@@ -13,27 +13,40 @@ export interface Cleanup {
   stop(): Promise<void>;
 }
 
-export function startCleanup(repositories: Repositories, options: { intervalMs: number; eventRetentionDays: number; logger: Logger }): Cleanup {
+export function startCleanup(
+  repositories: Repositories,
+  options: { intervalMs: number; eventRetentionDays: number; logger: Logger },
+): Cleanup {
   const { intervalMs, eventRetentionDays, logger } = options;
   let stopping = false;
   let running: Promise<void> = Promise.resolve();
 
   const removeAll = async (what: string, removeBatch: () => Promise<number>) => {
     let removed = 0;
-    for (let batch = batchSize; batch === batchSize && !stopping; ) {
+    for (let batch = batchSize; batch === batchSize && !stopping;) {
       batch = await removeBatch();
       removed += batch;
     }
     if (removed > 0) logger.info({ removed }, `${what} removed`);
   };
   const removeExpired = async () => {
-    await removeAll('expired idempotency keys', () => repositories.idempotency.removeExpired(batchSize));
-    await removeAll('events past their retention', () => repositories.events.removeOlderThan(eventRetentionDays, batchSize));
-    await removeAll('webhook delivery attempts past the events\' retention', () => repositories.webhookDeliveries.removeOlderThan(eventRetentionDays, batchSize));
+    await removeAll('expired idempotency keys', () =>
+      repositories.idempotency.removeExpired(batchSize),
+    );
+    await removeAll('events past their retention', () =>
+      repositories.events.removeOlderThan(eventRetentionDays, batchSize),
+    );
+    await removeAll("webhook delivery attempts past the events' retention", () =>
+      repositories.webhookDeliveries.removeOlderThan(eventRetentionDays, batchSize),
+    );
   };
 
   const timer = setInterval(() => {
-    running = running.then(removeExpired).catch((error: unknown) => logger.warn({ err: error }, 'removing expired rows failed; trying again later'));
+    running = running
+      .then(removeExpired)
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'removing expired rows failed; trying again later'),
+      );
   }, intervalMs);
 
   return {

@@ -25,7 +25,9 @@ function parseScopes(value: string): ApiKeyScope[] {
   const scopes = [...new Set(value.split(',').map((s) => s.trim()))];
   const unknown = scopes.filter((s) => !(apiKeyScopes as readonly string[]).includes(s));
   if (scopes.length === 0 || unknown.length > 0) {
-    throw new UsageError(`--scopes takes ${apiKeyScopes.join(', ')} separated by commas, not ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `--scopes takes ${apiKeyScopes.join(', ')} separated by commas, not ${JSON.stringify(value)}`,
+    );
   }
   return scopes as ApiKeyScope[];
 }
@@ -33,7 +35,10 @@ function parseScopes(value: string): ApiKeyScope[] {
 function parseExpiry(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const match = /^(\d{1,6})([mhd])$/.exec(value);
-  if (!match) throw new UsageError(`--expires-in takes a number and m, h or d (90m, 12h, 30d), not ${JSON.stringify(value)}`);
+  if (!match)
+    throw new UsageError(
+      `--expires-in takes a number and m, h or d (90m, 12h, 30d), not ${JSON.stringify(value)}`,
+    );
   const minutes = Number(match[1]) * { m: 1, h: 60, d: 1440 }[match[2] as 'm' | 'h' | 'd'];
   return new Date(Date.now() + minutes * 60_000);
 }
@@ -41,17 +46,27 @@ function parseExpiry(value: string | undefined): Date | undefined {
 async function create(repositories: Repositories, args: string[]): Promise<void> {
   let values: { tenant?: string; scopes?: string; 'expires-in'?: string };
   try {
-    ({ values } = parseArgs({ args, options: { tenant: { type: 'string' }, scopes: { type: 'string', default: 'read,write' }, 'expires-in': { type: 'string' } } }));
+    ({ values } = parseArgs({
+      args,
+      options: {
+        tenant: { type: 'string' },
+        scopes: { type: 'string', default: 'read,write' },
+        'expires-in': { type: 'string' },
+      },
+    }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${usage}`);
   }
   const tenantName = values.tenant?.trim();
-  if (!tenantName || tenantName.length > 200) throw new UsageError('create needs --tenant NAME (1 to 200 characters)');
+  if (!tenantName || tenantName.length > 200)
+    throw new UsageError('create needs --tenant NAME (1 to 200 characters)');
   const scopes = parseScopes(values.scopes!);
   const expiresAt = parseExpiry(values['expires-in']);
   const { key, keyId, tenant } = await issueApiKey(repositories, tenantName, scopes, expiresAt);
   const expiry = expiresAt ? `, expiring ${expiresAt.toISOString()}` : '';
-  console.log(`Created key ${keyId} for tenant ${tenant} with scopes ${scopes.join(',')}${expiry}. It is shown only now:`);
+  console.log(
+    `Created key ${keyId} for tenant ${tenant} with scopes ${scopes.join(',')}${expiry}. It is shown only now:`,
+  );
   console.log(key);
 }
 
@@ -68,7 +83,16 @@ async function list(repositories: Repositories): Promise<void> {
           : key.expires_at > now
             ? `active until ${key.expires_at}`
             : `expired ${key.expires_at}`;
-    console.log([key.key_id, key.tenant, key.scopes.join(','), key.created_at, key.last_used_at ?? 'never', state].join('\t'));
+    console.log(
+      [
+        key.key_id,
+        key.tenant,
+        key.scopes.join(','),
+        key.created_at,
+        key.last_used_at ?? 'never',
+        state,
+      ].join('\t'),
+    );
   }
 }
 
@@ -98,6 +122,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error instanceof UsageError || error instanceof ConfigError ? error.message : error);
+  console.error(
+    error instanceof UsageError || error instanceof ConfigError ? error.message : error,
+  );
   process.exit(error instanceof UsageError ? 2 : 1);
 });

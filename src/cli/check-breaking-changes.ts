@@ -22,7 +22,10 @@ function resolver(document: Node) {
     const target = (node.$ref as string)
       .replace(/^#\//, '')
       .split('/')
-      .reduce<Node | undefined>((at, key) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      .reduce<Node | undefined>(
+        (at, key) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        document,
+      );
     return resolve(target);
   };
 }
@@ -57,7 +60,9 @@ function operations(document: Node): Map<string, { parameters: Node[] }> {
   const found = new Map<string, { parameters: Node[] }>();
   for (const [route, item] of Object.entries<Node>(document.paths ?? {})) {
     for (const method of methods.filter((m) => item[m])) {
-      const parameters = [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map((p: Node) => resolve(p)!);
+      const parameters = [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map(
+        (p: Node) => resolve(p)!,
+      );
       found.set(`${method.toUpperCase()} ${route}`, { parameters });
     }
   }
@@ -65,19 +70,32 @@ function operations(document: Node): Map<string, { parameters: Node[] }> {
 }
 
 /** The values a schema, or the items of an array schema, is limited to. */
-function enumOf(schema: Node | undefined, resolve: ReturnType<typeof resolver>): unknown[] | undefined {
+function enumOf(
+  schema: Node | undefined,
+  resolve: ReturnType<typeof resolver>,
+): unknown[] | undefined {
   return schema?.enum ?? resolve(schema?.items)?.enum;
 }
 
-function schemaChanges(where: string, before: Node | undefined, after: Node | undefined, resolveBefore: ReturnType<typeof resolver>, resolveAfter: ReturnType<typeof resolver>): string[] {
+function schemaChanges(
+  where: string,
+  before: Node | undefined,
+  after: Node | undefined,
+  resolveBefore: ReturnType<typeof resolver>,
+  resolveAfter: ReturnType<typeof resolver>,
+): string[] {
   const was = resolveBefore(before);
   const is = resolveAfter(after);
   if (!was || !is) return [];
   const changes: string[] = [];
-  if (was.type !== undefined && was.type !== is.type) changes.push(`${where}: type ${was.type} became ${is.type ?? 'untyped'}`);
+  if (was.type !== undefined && was.type !== is.type)
+    changes.push(`${where}: type ${was.type} became ${is.type ?? 'untyped'}`);
   const valuesNow = enumOf(is, resolveAfter);
-  const lostValues = (enumOf(was, resolveBefore) ?? []).filter((value) => !(valuesNow ?? []).includes(value));
-  if (valuesNow && lostValues.length > 0) changes.push(`${where}: enum value(s) ${lostValues.join(', ')} removed`);
+  const lostValues = (enumOf(was, resolveBefore) ?? []).filter(
+    (value) => !(valuesNow ?? []).includes(value),
+  );
+  if (valuesNow && lostValues.length > 0)
+    changes.push(`${where}: enum value(s) ${lostValues.join(', ')} removed`);
   return changes;
 }
 
@@ -89,7 +107,9 @@ export function newestReleaseIn(folder: string): { version: string; file: string
     .map((file) => file.slice(0, -'.yaml'.length))
     .sort(compareVersions);
   const version = versions[versions.length - 1];
-  return version === undefined ? undefined : { version, file: path.join(folder, `${version}.yaml`) };
+  return version === undefined
+    ? undefined
+    : { version, file: path.join(folder, `${version}.yaml`) };
 }
 
 /** Semantic versions (MAJOR.MINOR.PATCH) in order: negative when `a` comes first. */
@@ -107,7 +127,8 @@ export function versionProblem(released: Node, current: Node): string | undefine
   const [was, is] = [released.info?.version, current.info?.version].map(String);
   if (!/^\d+\.\d+\.\d+$/.test(is)) return `info.version ${is} is not MAJOR.MINOR.PATCH`;
   if (isDeepStrictEqual(released, current)) return undefined;
-  if (compareVersions(is, was) <= 0) return `the document differs from release ${was} but its info.version is ${is}: give it a newer version`;
+  if (compareVersions(is, was) <= 0)
+    return `the document differs from release ${was} but its info.version is ${is}: give it a newer version`;
   return undefined;
 }
 
@@ -133,7 +154,15 @@ export function findBreakingChanges(released: Node, current: Node): string[] {
       if (!successor) changes.push(`${where} removed`);
       else {
         if (successor.required && !parameter.required) changes.push(`${where} became required`);
-        changes.push(...schemaChanges(where, parameter.schema, successor.schema, resolveReleased, resolveCurrent));
+        changes.push(
+          ...schemaChanges(
+            where,
+            parameter.schema,
+            successor.schema,
+            resolveReleased,
+            resolveCurrent,
+          ),
+        );
       }
     }
     const releasedKeys = new Set(parameters.map(key));
@@ -149,18 +178,32 @@ export function findBreakingChanges(released: Node, current: Node): string[] {
       changes.push(`schema ${name} removed`);
       continue;
     }
-    changes.push(...schemaChanges(`schema ${name}`, schema, successor, resolveReleased, resolveCurrent));
-    for (const [property, definition] of Object.entries<Node>(resolveReleased(schema)?.properties ?? {})) {
+    changes.push(
+      ...schemaChanges(`schema ${name}`, schema, successor, resolveReleased, resolveCurrent),
+    );
+    for (const [property, definition] of Object.entries<Node>(
+      resolveReleased(schema)?.properties ?? {},
+    )) {
       const now = resolveCurrent(successor)?.properties?.[property];
       if (!now) changes.push(`schema ${name}: field ${property} removed`);
-      else changes.push(...schemaChanges(`schema ${name}.${property}`, definition, now, resolveReleased, resolveCurrent));
+      else
+        changes.push(
+          ...schemaChanges(
+            `schema ${name}.${property}`,
+            definition,
+            now,
+            resolveReleased,
+            resolveCurrent,
+          ),
+        );
     }
     // A field a request may leave out, now required: requests written against the release fail.
     // In a schema only answers use, a field made required takes nothing from a client.
     if (requested.has(name)) {
       const wasRequired = new Set<string>(resolveReleased(schema)?.required ?? []);
       for (const property of resolveCurrent(successor)?.required ?? []) {
-        if (!wasRequired.has(property)) changes.push(`schema ${name}: field ${property} became required in requests`);
+        if (!wasRequired.has(property))
+          changes.push(`schema ${name}: field ${property} became required in requests`);
       }
     }
   }
@@ -181,13 +224,20 @@ function main(): void {
   if (version !== undefined) ours.push(version);
   // openapi-diff reports every addition in full: megabytes for a grown document, past spawnSync's
   // default buffer of 1 MB (which would kill it and read as a failure).
-  const diff = spawnSync(path.join(projectRoot, 'node_modules', '.bin', 'openapi-diff'), [releasedPath, openapiDocumentPath], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const diff = spawnSync(
+    path.join(projectRoot, 'node_modules', '.bin', 'openapi-diff'),
+    [releasedPath, openapiDocumentPath],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
   const relative = path.relative(projectRoot, releasedPath);
   if (diff.error) {
     console.error(`openapi-diff could not run: ${diff.error.message}`);
     process.exit(1);
   }
-  if (diff.status !== 0) console.error(`openapi-diff found breaking changes against ${relative}:\n${diff.stdout}${diff.stderr}`);
+  if (diff.status !== 0)
+    console.error(
+      `openapi-diff found breaking changes against ${relative}:\n${diff.stdout}${diff.stderr}`,
+    );
   for (const change of ours) console.error(`breaking: ${change}`);
   if (diff.status !== 0 || ours.length > 0) process.exit(1);
   console.log(`No breaking change against ${relative}.`);

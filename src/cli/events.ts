@@ -23,7 +23,14 @@ import { signTestWebhook } from '../../clients/typescript/src/webhooks';
 
 class UsageError extends Error {}
 
-const eventTypes: EventType[] = ['project.created', 'project.updated', 'project.deleted', 'task.created', 'task.updated', 'task.deleted'];
+const eventTypes: EventType[] = [
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'task.created',
+  'task.updated',
+  'task.deleted',
+];
 const usage = `usage: npm run -s events -- listen --forward-to URL [--types TYPE,...] [--from latest|oldest|CURSOR]
        npm run -s events -- trigger ${eventTypes.join('|')}
 with TASK_TRACKER_API_KEY (and TASK_TRACKER_URL, default http://127.0.0.1:3000)`;
@@ -34,7 +41,9 @@ interface ListenState {
   cursors: Record<string, string>;
 }
 
-const statePath = () => process.env.TASK_TRACKER_LISTEN_STATE || path.join(os.homedir(), '.config', 'task-tracker', 'listen.json');
+const statePath = () =>
+  process.env.TASK_TRACKER_LISTEN_STATE ||
+  path.join(os.homedir(), '.config', 'task-tracker', 'listen.json');
 
 function readState(): ListenState {
   try {
@@ -65,14 +74,25 @@ function parseTypes(value: string | undefined): EventType[] | undefined {
   if (value === undefined) return undefined;
   const types = value.split(',').map((type) => type.trim());
   const unknown = types.filter((type) => !(eventTypes as string[]).includes(type));
-  if (unknown.length > 0) throw new UsageError(`--types takes ${eventTypes.join(', ')}, not ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(`--types takes ${eventTypes.join(', ')}, not ${unknown.join(', ')}`);
   return types as EventType[];
 }
 
 /** Posts one signed event; the receiver's status, or why there is none. */
-async function forward(target: string, body: string, headers: Record<string, string>): Promise<string> {
+async function forward(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<string> {
   try {
-    const response = await fetch(target, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000), redirect: 'manual' });
+    const response = await fetch(target, {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(10_000),
+      redirect: 'manual',
+    });
     await response.body?.cancel();
     return String(response.status);
   } catch (error) {
@@ -81,15 +101,28 @@ async function forward(target: string, body: string, headers: Record<string, str
 }
 
 async function listen(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { 'forward-to': { type: 'string' }, types: { type: 'string' }, from: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      'forward-to': { type: 'string' },
+      types: { type: 'string' },
+      from: { type: 'string' },
+    },
+  });
   const target = values['forward-to'];
-  if (!target || !/^https?:\/\//.test(target)) throw new UsageError('listen needs --forward-to http://HOST:PORT/PATH');
+  if (!target || !/^https?:\/\//.test(target))
+    throw new UsageError('listen needs --forward-to http://HOST:PORT/PATH');
   const types = parseTypes(values.types);
   const { client, url, apiKey } = connect();
   const state = readState();
-  const place = createHash('sha256').update(`${url}\n${apiKey}\n${target}`).digest('base64url').slice(0, 22);
+  const place = createHash('sha256')
+    .update(`${url}\n${apiKey}\n${target}`)
+    .digest('base64url')
+    .slice(0, 22);
   const from = values.from ?? state.cursors[place] ?? 'latest';
-  console.log(`Forwarding ${types ? types.join(', ') : 'every event'} of ${url} to ${target}, from ${values.from ?? (state.cursors[place] ? 'where the last listener stopped' : 'now on')}.`);
+  console.log(
+    `Forwarding ${types ? types.join(', ') : 'every event'} of ${url} to ${target}, from ${values.from ?? (state.cursors[place] ? 'where the last listener stopped' : 'now on')}.`,
+  );
   console.log(`Signed with ${state.secret} (the same on every start; kept in ${statePath()}).`);
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
@@ -98,8 +131,13 @@ async function listen(args: string[]): Promise<void> {
     const { cursor, ...delivered } = event;
     const signed = signTestWebhook(delivered, state.secret);
     const started = performance.now();
-    const outcome = await forward(target, signed.body, { ...signed.headers, 'user-agent': 'task-tracker-listen' });
-    console.log(`${new Date().toISOString()}  ${event.type.padEnd(15)}  #${event.sequence}  ${outcome}  ${Math.round(performance.now() - started)} ms`);
+    const outcome = await forward(target, signed.body, {
+      ...signed.headers,
+      'user-agent': 'task-tracker-listen',
+    });
+    console.log(
+      `${new Date().toISOString()}  ${event.type.padEnd(15)}  #${event.sequence}  ${outcome}  ${Math.round(performance.now() - started)} ms`,
+    );
     state.cursors[place] = cursor;
     writeState(state);
   }
@@ -108,16 +146,23 @@ async function listen(args: string[]): Promise<void> {
 /** Makes one change of `type` through the API, in a project of its own. */
 async function trigger(args: string[]): Promise<void> {
   const [type] = args;
-  if (!(eventTypes as Array<string | undefined>).includes(type)) throw new UsageError(`trigger takes one of ${eventTypes.join(', ')}`);
+  if (!(eventTypes as Array<string | undefined>).includes(type))
+    throw new UsageError(`trigger takes one of ${eventTypes.join(', ')}`);
   const { client } = connect();
   const project = await client.projects.create({ name: 'Triggered by events trigger' });
   const made = async () => {
     if (type.startsWith('project.')) {
-      if (type === 'project.updated') await client.projects.update(project.project_id, { description: 'Updated by events trigger' });
+      if (type === 'project.updated')
+        await client.projects.update(project.project_id, {
+          description: 'Updated by events trigger',
+        });
       if (type === 'project.deleted') await client.projects.delete(project.project_id);
       return `project ${project.project_id}`;
     }
-    const task = await client.tasks.create({ project_id: project.project_id, title: 'Triggered task' });
+    const task = await client.tasks.create({
+      project_id: project.project_id,
+      title: 'Triggered task',
+    });
     if (type === 'task.updated') await client.tasks.update(task.task_id, { status: 'in_progress' });
     if (type === 'task.deleted') await client.tasks.delete(task.task_id);
     return `task ${task.task_id}`;
@@ -133,8 +178,11 @@ async function main(): Promise<void> {
 }
 
 // Exits as soon as the work is done: fetch's kept-alive connections would hold the process a few seconds more.
-main().then(() => process.exit(0), (error) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n${usage}`);
-  else console.error(error instanceof Error ? error.message : error);
-  process.exit(error instanceof UsageError ? 2 : 1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    if (error instanceof UsageError) console.error(`${error.message}\n${usage}`);
+    else console.error(error instanceof Error ? error.message : error);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

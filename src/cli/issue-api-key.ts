@@ -2,9 +2,16 @@ import { generateApiKey, hashApiKey, type ApiKeyScope } from '../api-key-format'
 import type { Repositories } from '../db/repositories';
 
 /** Makes a key for the tenant (created on first use) and stores its hash; the key itself is returned once. */
-export async function issueApiKey(repositories: Repositories, tenantName: string, scopes: ApiKeyScope[], expiresAt?: Date) {
+export async function issueApiKey(
+  repositories: Repositories,
+  tenantName: string,
+  scopes: ApiKeyScope[],
+  expiresAt?: Date,
+) {
   const key = generateApiKey();
   const tenant = await repositories.tenants.findOrCreate(tenantName);
-  const keyId = await repositories.apiKeys.insert(tenant.tenant_id, hashApiKey(key), scopes, { expiresAt });
+  const keyId = await repositories.apiKeys.insert(tenant.tenant_id, hashApiKey(key), scopes, {
+    expiresAt,
+  });
   return { key, keyId, tenant: tenant.name };
 }

@@ -11,7 +11,8 @@ class UsageError extends Error {}
 
 async function main(): Promise<void> {
   const command = process.argv[2];
-  if (command !== undefined && command !== 'unlock') throw new UsageError('usage: npm run migrate [-- unlock]');
+  if (command !== undefined && command !== 'unlock')
+    throw new UsageError('usage: npm run migrate [-- unlock]');
   const knex = createKnex(loadConfig().database);
   try {
     if (command === 'unlock') {
@@ -19,7 +20,9 @@ async function main(): Promise<void> {
       console.log('Released the migration locks.');
       return;
     }
-    const applied = await migrateToLatest(knex, { onWait: () => console.log('Another instance is migrating the database; waiting for it.') });
+    const applied = await migrateToLatest(knex, {
+      onWait: () => console.log('Another instance is migrating the database; waiting for it.'),
+    });
     console.log(applied.length === 0 ? 'Already up to date.' : `Applied ${applied.join(', ')}.`);
   } finally {
     await knex.destroy();
@@ -27,6 +30,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error instanceof UsageError || error instanceof ConfigError ? error.message : error);
+  console.error(
+    error instanceof UsageError || error instanceof ConfigError ? error.message : error,
+  );
   process.exit(1);
 });

@@ -42,7 +42,12 @@ function sandboxConfig(file: string): Config {
         : 'the sandbox makes its own SQLite file: unset DATABASE_URL, and use --keep PATH to keep one',
     );
   }
-  return { ...base, database: { client: 'sqlite', filename: file }, webhookAllowPrivateTargets: true, webhookRetryScheduleMs: sandboxRetrySchedule };
+  return {
+    ...base,
+    database: { client: 'sqlite', filename: file },
+    webhookAllowPrivateTargets: true,
+    webhookRetryScheduleMs: sandboxRetrySchedule,
+  };
 }
 
 /**
@@ -61,7 +66,10 @@ async function makeTenants(config: Config, withData: boolean): Promise<DemoTenan
       const readKey = (await issueApiKey(repositories, name, ['read'])).key;
       tenants.push({ name, writeKey, readKey });
       const { tenant_id: tenantId } = await repositories.tenants.findOrCreate(name);
-      if (withData) await repositories.inTransaction(`sandbox-seed-${index}`, (write) => seed(repositories, tenantId, demoProjects[index], write));
+      if (withData)
+        await repositories.inTransaction(`sandbox-seed-${index}`, (write) =>
+          seed(repositories, tenantId, demoProjects[index], write),
+        );
     }
     return tenants;
   } finally {
@@ -75,25 +83,57 @@ const demoProjects = [
 ];
 
 /** A project with tasks in each status, more of them than a page holds for the first tenant. */
-async function seed(repositories: Repositories, tenantId: string, demo: (typeof demoProjects)[number], write: WriteContext): Promise<void> {
-  const project = await repositories.projects.create(tenantId, { name: demo.name, description: 'Demo data of the sandbox' }, write);
+async function seed(
+  repositories: Repositories,
+  tenantId: string,
+  demo: (typeof demoProjects)[number],
+  write: WriteContext,
+): Promise<void> {
+  const project = await repositories.projects.create(
+    tenantId,
+    { name: demo.name, description: 'Demo data of the sandbox' },
+    write,
+  );
   for (let i = 0; i < demo.tasks; i++) {
-    const task = await repositories.tasks.create(tenantId, { project_id: project.value.project_id, title: `Demo task ${i + 1}`, description: i % 4 === 0 ? null : `Step ${i + 1} of the demo` }, write);
+    const task = await repositories.tasks.create(
+      tenantId,
+      {
+        project_id: project.value.project_id,
+        title: `Demo task ${i + 1}`,
+        description: i % 4 === 0 ? null : `Step ${i + 1} of the demo`,
+      },
+      write,
+    );
     const status = (['pending', 'in_progress', 'done'] as const)[i % 3];
-    if (status !== 'pending') await repositories.tasks.update(tenantId, task.value.task_id, { status }, undefined, write);
+    if (status !== 'pending')
+      await repositories.tasks.update(tenantId, task.value.task_id, { status }, undefined, write);
   }
 }
 
-function banner(url: string, tenants: DemoTenant[], config: Config, kept: string | undefined, proxyPort: string | undefined): string {
+function banner(
+  url: string,
+  tenants: DemoTenant[],
+  config: Config,
+  kept: string | undefined,
+  proxyPort: string | undefined,
+): string {
   const lines = [
     '',
     'Task Tracker sandbox: the real service on a throwaway SQLite file',
     `  API         ${url}/v1`,
-    ...(proxyPort ? [`  Proxy       http://127.0.0.1:${proxyPort}/v1   (Prism's validating proxy: answers that break the document are printed)`] : []),
+    ...(proxyPort
+      ? [
+          `  Proxy       http://127.0.0.1:${proxyPort}/v1   (Prism's validating proxy: answers that break the document are printed)`,
+        ]
+      : []),
     `  Reference   ${url}/docs`,
     `  Contract    ${url}/openapi.yaml`,
     '',
-    ...tenants.flatMap((tenant) => [`  Tenant ${tenant.name}`, `    write key      ${tenant.writeKey}`, `    read-only key  ${tenant.readKey}`]),
+    ...tenants.flatMap((tenant) => [
+      `  Tenant ${tenant.name}`,
+      `    write key      ${tenant.writeKey}`,
+      `    read-only key  ${tenant.readKey}`,
+    ]),
     '',
     '  Demo data: demo-acme has "Website relaunch" with 55 tasks (pending, in_progress, done: a list pages at 50); demo-globex has "Quarterly report" with 3. The feed has their events.',
     `  Webhooks: http and loopback targets are allowed; a failed delivery is retried after ${sandboxRetrySchedule.map((ms) => `${ms / 1000}s`).join(', ')}.`,
@@ -106,12 +146,24 @@ function banner(url: string, tenants: DemoTenant[], config: Config, kept: string
 
 function startProxy(upstream: string, port: string): ChildProcess {
   const prism = path.join(projectRoot, 'node_modules', '.bin', 'prism');
-  return spawn(prism, ['proxy', openapiDocumentPath, upstream, '--host', '127.0.0.1', '--port', port], { stdio: 'inherit' });
+  return spawn(
+    prism,
+    ['proxy', openapiDocumentPath, upstream, '--host', '127.0.0.1', '--port', port],
+    { stdio: 'inherit' },
+  );
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { keep: { type: 'string' }, proxy: { type: 'boolean', default: false }, 'proxy-port': { type: 'string', default: String(mockPort) } } });
-  const folder = values.keep ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'task-tracker-sandbox-'));
+  const { values } = parseArgs({
+    options: {
+      keep: { type: 'string' },
+      proxy: { type: 'boolean', default: false },
+      'proxy-port': { type: 'string', default: String(mockPort) },
+    },
+  });
+  const folder = values.keep
+    ? undefined
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'task-tracker-sandbox-'));
   const file = values.keep ? path.resolve(values.keep) : path.join(folder!, 'sandbox.sqlite');
   const removeFolder = () => folder && fs.rmSync(folder, { recursive: true, force: true });
   let service: RunningService | undefined;
@@ -122,7 +174,15 @@ async function main(): Promise<void> {
     const tenants = await makeTenants(config, fresh);
     service = await startService(config);
     if (values.proxy) proxy = startProxy(service.url, values['proxy-port']!);
-    console.log(banner(service.url, tenants, config, values.keep && file, values.proxy ? values['proxy-port']! : undefined));
+    console.log(
+      banner(
+        service.url,
+        tenants,
+        config,
+        values.keep && file,
+        values.proxy ? values['proxy-port']! : undefined,
+      ),
+    );
   } catch (error) {
     await service?.stop();
     removeFolder();

@@ -18,7 +18,9 @@ async function issueFirstKey(service: RunningService, databaseFile: string): Pro
   if ((await repositories.apiKeys.count()) > 0) return;
   const { key, keyId } = await issueApiKey(repositories, 'default', ['read', 'write']);
   if (process.stdout.isTTY) {
-    console.log(`No API key existed, so key ${keyId} was made for tenant "default" (read, write). It is shown only now:`);
+    console.log(
+      `No API key existed, so key ${keyId} was made for tenant "default" (read, write). It is shown only now:`,
+    );
     console.log(key);
     return;
   }
@@ -26,15 +28,22 @@ async function issueFirstKey(service: RunningService, databaseFile: string): Pro
   // One left by an earlier database may be readable by others: the mode applies to a new file only.
   fs.rmSync(file, { force: true });
   fs.writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-  service.logger.info({ key_id: keyId, tenant: 'default', file }, 'no API key existed: one was made, and written to a file only its owner may read');
+  service.logger.info(
+    { key_id: keyId, tenant: 'default', file },
+    'no API key existed: one was made, and written to a file only its owner may read',
+  );
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const service = await startService(config);
-  const where = config.database.client === 'sqlite' ? config.database.filename : redact(config.database.url);
+  const where =
+    config.database.client === 'sqlite' ? config.database.filename : redact(config.database.url);
   if (config.database.client === 'sqlite') await issueFirstKey(service, config.database.filename);
-  service.logger.info({ url: `${service.url}/v1`, database: `${config.database.client} ${where}` }, 'task-tracker serving');
+  service.logger.info(
+    { url: `${service.url}/v1`, database: `${config.database.client} ${where}` },
+    'task-tracker serving',
+  );
   const stop = () => {
     service.stop().then(
       () => process.exit(0),
@@ -51,10 +60,17 @@ async function main(): Promise<void> {
 /** What a person can act on, in one line, for the failures a start commonly meets. */
 function describeStartFailure(error: unknown): unknown {
   if (error instanceof ConfigError) return `configuration error: ${error.message}`;
-  const { code, address, port } = (error ?? {}) as { code?: string; address?: string; port?: number };
-  if (code === 'EADDRINUSE') return `cannot listen on ${address}:${port}: the port is in use (set PORT to another port, or stop what holds it)`;
-  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${address}: no interface of this machine has that address (set HOST)`;
-  if (code === 'EACCES') return `cannot listen on ${address}:${port}: permission denied (set PORT to 1024 or above)`;
+  const { code, address, port } = (error ?? {}) as {
+    code?: string;
+    address?: string;
+    port?: number;
+  };
+  if (code === 'EADDRINUSE')
+    return `cannot listen on ${address}:${port}: the port is in use (set PORT to another port, or stop what holds it)`;
+  if (code === 'EADDRNOTAVAIL')
+    return `cannot listen on ${address}: no interface of this machine has that address (set HOST)`;
+  if (code === 'EACCES')
+    return `cannot listen on ${address}:${port}: permission denied (set PORT to 1024 or above)`;
   return error;
 }
 

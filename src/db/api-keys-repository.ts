@@ -34,7 +34,8 @@ interface ApiKeyListRow {
 }
 
 const parseScopes = (scopes: string) => scopes.split(',') as ApiKeyScope[];
-const fromNullable = (value: DbTimestamp | null) => (value === null ? null : fromDbTimestamp(value));
+const fromNullable = (value: DbTimestamp | null) =>
+  value === null ? null : fromDbTimestamp(value);
 
 /** Last use is recorded at most this often per key, so authentication stays a read. */
 const lastUseResolutionMs = 60_000;
@@ -48,14 +49,23 @@ const lookupsAtOnce = 1;
 const lookupBatch = 100;
 
 type ActiveKeyRow = { key_id: string; tenant_id: string; scopes: string };
-const toPrincipal = (row: ActiveKeyRow): Principal => ({ keyId: row.key_id, tenantId: row.tenant_id, scopes: parseScopes(row.scopes) });
+const toPrincipal = (row: ActiveKeyRow): Principal => ({
+  keyId: row.key_id,
+  tenantId: row.tenant_id,
+  scopes: parseScopes(row.scopes),
+});
 
 export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;
 
 export function apiKeysRepository(knex: Knex) {
   const lastUseWritten = new Map<string, number>();
-  const active = (query: Knex.QueryBuilder, now: string) => query.whereNull('revoked_at').andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
-  const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) => active(knex('api_keys').first('key_id', 'tenant_id', 'scopes').where('key_hash', keyHash), now));
+  const active = (query: Knex.QueryBuilder, now: string) =>
+    query
+      .whereNull('revoked_at')
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
+  const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) =>
+    active(knex('api_keys').first('key_id', 'tenant_id', 'scopes').where('key_hash', keyHash), now),
+  );
   /** A lookup whose connection was lost goes once more: a batch carries many requests' keys. */
   const lookUp = async (keyHashes: readonly string[]): Promise<Array<Principal | undefined>> => {
     try {
@@ -65,13 +75,20 @@ export function apiKeysRepository(knex: Knex) {
       return lookUpOnce(keyHashes);
     }
   };
-  const lookUpOnce = async (keyHashes: readonly string[]): Promise<Array<Principal | undefined>> => {
+  const lookUpOnce = async (
+    keyHashes: readonly string[],
+  ): Promise<Array<Principal | undefined>> => {
     const now = nowForDb();
     if (keyHashes.length === 1) {
       const [row] = await selectActive<ActiveKeyRow>({ keyHash: keyHashes[0], now });
       return [row && toPrincipal(row)];
     }
-    const rows: Array<ActiveKeyRow & { key_hash: string }> = await active(knex('api_keys').select('key_id', 'tenant_id', 'scopes', 'key_hash').whereIn('key_hash', [...new Set(keyHashes)]), now);
+    const rows: Array<ActiveKeyRow & { key_hash: string }> = await active(
+      knex('api_keys')
+        .select('key_id', 'tenant_id', 'scopes', 'key_hash')
+        .whereIn('key_hash', [...new Set(keyHashes)]),
+      now,
+    );
     const found = new Map(rows.map((row) => [row.key_hash, toPrincipal(row)]));
     return keyHashes.map((keyHash) => found.get(keyHash));
   };
@@ -97,13 +114,21 @@ export function apiKeysRepository(knex: Knex) {
       cache: false,
       maxBatchSize: lookupBatch,
       // At the soonest after this turn of the event loop: the keys of every request read in it go together.
-      batchScheduleFn: (dispatch) => (lookingUp + waiting.length < lookupsAtOnce ? setImmediate(dispatch) : waiting.push(dispatch)),
+      batchScheduleFn: (dispatch) =>
+        lookingUp + waiting.length < lookupsAtOnce
+          ? setImmediate(dispatch)
+          : waiting.push(dispatch),
     },
   );
 
   return translatingErrors({
     /** Stores a key by its hash; returns the new key's id. */
-    async insert(tenantId: string, keyHash: string, scopes: ApiKeyScope[], options: { expiresAt?: Date; trx?: Knex.Transaction } = {}): Promise<string> {
+    async insert(
+      tenantId: string,
+      keyHash: string,
+      scopes: ApiKeyScope[],
+      options: { expiresAt?: Date; trx?: Knex.Transaction } = {},
+    ): Promise<string> {
       const keyId = uuidv7();
       await (options.trx ?? knex)('api_keys').insert({
         key_id: keyId,
@@ -123,7 +148,10 @@ export function apiKeysRepository(knex: Knex) {
     },
 
     /** A page of the active keys' hashes, in key id order, after `afterKeyId` ('' for the first). */
-    async activeHashes(afterKeyId: string, limit: number): Promise<Array<{ key_id: string; key_hash: string }>> {
+    async activeHashes(
+      afterKeyId: string,
+      limit: number,
+    ): Promise<Array<{ key_id: string; key_hash: string }>> {
       const now = nowForDb();
       return knex('api_keys')
         .select('key_id', 'key_hash')
@@ -161,7 +189,15 @@ export function apiKeysRepository(knex: Knex) {
     async list(): Promise<ApiKeySummary[]> {
       const rows: ApiKeyListRow[] = await knex('api_keys')
         .join('tenants', 'tenants.tenant_id', 'api_keys.tenant_id')
-        .select('api_keys.key_id', 'tenants.name as tenant', 'api_keys.scopes', 'api_keys.created_at', 'api_keys.last_used_at', 'api_keys.expires_at', 'api_keys.revoked_at')
+        .select(
+          'api_keys.key_id',
+          'tenants.name as tenant',
+          'api_keys.scopes',
+          'api_keys.created_at',
+          'api_keys.last_used_at',
+          'api_keys.expires_at',
+          'api_keys.revoked_at',
+        )
         .orderBy([{ column: 'api_keys.created_at' }, { column: 'api_keys.key_id' }]);
       return rows.map((row) => ({
         key_id: row.key_id,
@@ -176,7 +212,10 @@ export function apiKeysRepository(knex: Knex) {
 
     /** Revokes a key that is not yet revoked; false when there is no such key. */
     async revoke(keyId: string): Promise<boolean> {
-      const updated = await knex('api_keys').where('key_id', keyId).whereNull('revoked_at').update({ revoked_at: nowForDb() });
+      const updated = await knex('api_keys')
+        .where('key_id', keyId)
+        .whereNull('revoked_at')
+        .update({ revoked_at: nowForDb() });
       return updated > 0;
     },
   });

@@ -10,21 +10,34 @@ import type { Transaction } from './transactions';
 type Slot<Name> = { name: Name } | { constant: Knex.Value };
 
 /** Runs the statement with these values, on the pool or inside a transaction. */
-export type CompiledSelect<Name extends string> = <Row>(values: Record<Name, Knex.Value>, db?: Knex | Transaction) => Promise<Row[]>;
+export type CompiledSelect<Name extends string> = <Row>(
+  values: Record<Name, Knex.Value>,
+  db?: Knex | Transaction,
+) => Promise<Row[]>;
 
 /**
  * `build` gets a stand-in for each named value to put where the value goes. The stand-ins are
  * strings no caller sends, so every binding of the compiled query is known for one or the other.
  */
-export function compileSelect<Name extends string>(knex: Knex, names: readonly Name[], build: (values: Record<Name, string>) => Knex.QueryBuilder): CompiledSelect<Name> {
-  const standIns = Object.fromEntries(names.map((name) => [name, `\u0000${name}\u0000`])) as Record<Name, string>;
+export function compileSelect<Name extends string>(
+  knex: Knex,
+  names: readonly Name[],
+  build: (values: Record<Name, string>) => Knex.QueryBuilder,
+): CompiledSelect<Name> {
+  const standIns = Object.fromEntries(names.map((name) => [name, `\u0000${name}\u0000`])) as Record<
+    Name,
+    string
+  >;
   const { sql, bindings } = build(standIns).toSQL();
   const slots: Array<Slot<Name>> = bindings.map((binding) => {
     const name = names.find((candidate) => standIns[candidate] === binding);
     return name === undefined ? { constant: binding } : { name };
   });
   return async <Row>(values: Record<Name, Knex.Value>, db: Knex | Transaction = knex) => {
-    const result: unknown = await db.raw(sql, slots.map((slot) => ('name' in slot ? values[slot.name] : slot.constant)));
+    const result: unknown = await db.raw(
+      sql,
+      slots.map((slot) => ('name' in slot ? values[slot.name] : slot.constant)),
+    );
     // mysql2 answers a raw SELECT with [rows, fields], better-sqlite3 with the rows.
     return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Row[];
   };

@@ -68,8 +68,16 @@ export class WriteConflictError extends Error {
  */
 const unavailableErrnos = new Set([1969, 1927]);
 
-const foreignKeyCodes = new Set(['ER_NO_REFERENCED_ROW_2', 'ER_NO_REFERENCED_ROW', 'SQLITE_CONSTRAINT_FOREIGNKEY']);
-const duplicateKeyCodes = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']);
+const foreignKeyCodes = new Set([
+  'ER_NO_REFERENCED_ROW_2',
+  'ER_NO_REFERENCED_ROW',
+  'SQLITE_CONSTRAINT_FOREIGNKEY',
+]);
+const duplicateKeyCodes = new Set([
+  'ER_DUP_ENTRY',
+  'SQLITE_CONSTRAINT_PRIMARYKEY',
+  'SQLITE_CONSTRAINT_UNIQUE',
+]);
 const nullViolationCodes = new Set(['ER_BAD_NULL_ERROR', 'SQLITE_CONSTRAINT_NOTNULL']);
 
 function codeOf(error: unknown): string | undefined {
@@ -79,11 +87,15 @@ function codeOf(error: unknown): string | undefined {
 
 export function isUnavailable(error: unknown): boolean {
   const code = codeOf(error);
-  if (code !== undefined && (unavailableCodes.has(code) || code.startsWith('SQLITE_IOERR'))) return true;
+  if (code !== undefined && (unavailableCodes.has(code) || code.startsWith('SQLITE_IOERR')))
+    return true;
   if (unavailableErrnos.has((error as { errno?: unknown } | null)?.errno as number)) return true;
   // mysql2 marks every error that ends its connection fatal (some carry no code, such as a query
   // on a connection the server dropped); knex's pool gives up waiting with a KnexTimeoutError.
-  return (error as { fatal?: unknown } | null)?.fatal === true || (error as Error | null)?.name === 'KnexTimeoutError';
+  return (
+    (error as { fatal?: unknown } | null)?.fatal === true ||
+    (error as Error | null)?.name === 'KnexTimeoutError'
+  );
 }
 
 /**
@@ -93,13 +105,21 @@ export function isUnavailable(error: unknown): boolean {
  */
 export function isConnectionLost(error: unknown): boolean {
   const code = codeOf(error);
-  return code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNRESET' || code === 'EPIPE' || (error as { errno?: unknown } | null)?.errno === 1927;
+  return (
+    code === 'PROTOCOL_CONNECTION_LOST' ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    (error as { errno?: unknown } | null)?.errno === 1927
+  );
 }
 
 export function isWriteConflict(error: unknown): boolean {
   if (error instanceof WriteConflictError) return true;
   const code = codeOf(error);
-  return (code !== undefined && writeConflictCodes.has(code)) || writeConflictErrnos.has((error as { errno?: unknown } | null)?.errno as number);
+  return (
+    (code !== undefined && writeConflictCodes.has(code)) ||
+    writeConflictErrnos.has((error as { errno?: unknown } | null)?.errno as number)
+  );
 }
 
 export function isForeignKeyViolation(error: unknown): boolean {

@@ -7,7 +7,15 @@
  */
 
 /** The fields that say what went wrong and where; any other field may hold what was sent. */
-const describingFields = ['code', 'errno', 'sqlState', 'fatal', 'syscall', 'address', 'port'] as const;
+const describingFields = [
+  'code',
+  'errno',
+  'sqlState',
+  'fatal',
+  'syscall',
+  'address',
+  'port',
+] as const;
 
 /** Causes followed at most this deep. */
 const maxCauses = 5;
@@ -29,7 +37,9 @@ function withoutQuoted(text: string): string {
 function messageOf(error: Error & { sqlMessage?: unknown }): string {
   const server = error.sqlMessage;
   if (typeof server !== 'string') return error.message;
-  const prefix = error.message.endsWith(server) ? error.message.slice(0, error.message.length - server.length) : '';
+  const prefix = error.message.endsWith(server)
+    ? error.message.slice(0, error.message.length - server.length)
+    : '';
   return prefix + withoutQuoted(server);
 }
 
@@ -49,18 +59,30 @@ function framesOf(error: Error): string | undefined {
 function isError(value: unknown): value is Error {
   if (value instanceof Error) return true;
   const candidate = value as { message?: unknown; stack?: unknown } | null;
-  return typeof candidate === 'object' && candidate !== null && typeof candidate.message === 'string' && typeof candidate.stack === 'string';
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.message === 'string' &&
+    typeof candidate.stack === 'string'
+  );
 }
 
 /** pino's serializer for `err`: the error, and its causes, as the log may show them. */
 export function errorForLog(error: unknown, depth = 0): unknown {
-  if (!isError(error)) return typeof error === 'object' && error !== null ? { type: 'non-error', fields: Object.keys(error) } : error;
-  const shown: Record<string, unknown> = { type: error.constructor?.name ?? error.name, message: messageOf(error) };
+  if (!isError(error))
+    return typeof error === 'object' && error !== null
+      ? { type: 'non-error', fields: Object.keys(error) }
+      : error;
+  const shown: Record<string, unknown> = {
+    type: error.constructor?.name ?? error.name,
+    message: messageOf(error),
+  };
   for (const field of describingFields) {
     const value = (error as unknown as Record<string, unknown>)[field];
     if (value !== undefined) shown[field] = value;
   }
   shown.stack = framesOf(error);
-  if (error.cause !== undefined && depth < maxCauses) shown.cause = errorForLog(error.cause, depth + 1);
+  if (error.cause !== undefined && depth < maxCauses)
+    shown.cause = errorForLog(error.cause, depth + 1);
   return shown;
 }

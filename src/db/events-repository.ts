@@ -65,7 +65,8 @@ export function decodeEventCursor(cursor: string): number {
     throw new InvalidCursorError('cannot be decoded');
   }
   const after = (decoded as { after?: unknown } | null)?.after;
-  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) throw new InvalidCursorError('cannot be decoded');
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0)
+    throw new InvalidCursorError('cannot be decoded');
   return after;
 }
 
@@ -83,7 +84,8 @@ export const numbered = (q: Knex.QueryBuilder) => q.where('sequence', '>', 0);
 /** The fields of `before` that differ in `after`, with their values in `before`. */
 export function changedFields<T extends object>(before: T, after: T): Partial<T> {
   const previous: Partial<T> = {};
-  for (const field of Object.keys(before) as Array<keyof T>) if (before[field] !== after[field]) previous[field] = before[field];
+  for (const field of Object.keys(before) as Array<keyof T>)
+    if (before[field] !== after[field]) previous[field] = before[field];
   return previous;
 }
 
@@ -110,16 +112,32 @@ export function toEvent(row: EventRow): Event {
 export type EventsRepository = ReturnType<typeof eventsRepository>;
 
 /** An event row's columns, in the order of the insert's bindings. */
-const eventColumns = ['event_id', 'tenant_id', 'sequence', 'type', 'project_id', 'request_id', 'data', 'created_at'] as const;
+const eventColumns = [
+  'event_id',
+  'tenant_id',
+  'sequence',
+  'type',
+  'project_id',
+  'request_id',
+  'data',
+  'created_at',
+] as const;
 
 export function eventsRepository(knex: Knex) {
   // Built by knex once, not for every change: the same statement each time, with new values.
   // Each column's stand-in value tells which binding is whose.
-  const insertEvent = knex('events').insert(Object.fromEntries(eventColumns.map((column) => [column, `\u0000${column}`]))).toSQL();
-  const bindingColumns = insertEvent.bindings.map((standIn) => String(standIn).slice(1) as (typeof eventColumns)[number]);
+  const insertEvent = knex('events')
+    .insert(Object.fromEntries(eventColumns.map((column) => [column, `\u0000${column}`])))
+    .toSQL();
+  const bindingColumns = insertEvent.bindings.map(
+    (standIn) => String(standIn).slice(1) as (typeof eventColumns)[number],
+  );
 
   const lastSequenceOf = async (tenantId: string) =>
-    Number((await knex('event_sequences').first('last_sequence').where('tenant_id', tenantId))?.last_sequence ?? 0);
+    Number(
+      (await knex('event_sequences').first('last_sequence').where('tenant_id', tenantId))
+        ?.last_sequence ?? 0,
+    );
 
   return translatingErrors({
     /** Writes the event of a change in the change's own transaction; it has no number yet. */
@@ -135,7 +153,10 @@ export function eventsRepository(knex: Knex) {
         created_at: nowForDb(),
       };
       // Nothing waits on it (the await matters only with LIBRARY_SHIMS=off): it goes to the database with the change's next statement or its COMMIT.
-      await trx.later({ sql: insertEvent.sql, bindings: bindingColumns.map((column) => row[column]) });
+      await trx.later({
+        sql: insertEvent.sql,
+        bindings: bindingColumns.map((column) => row[column]),
+      });
     },
 
     /** The position after the tenant's newest numbered event: where a consumer following from now starts. */
@@ -149,11 +170,17 @@ export function eventsRepository(knex: Knex) {
     async page(tenantId: string, query: FeedQuery): Promise<FeedPage> {
       // Read first, so every event up to it is numbered and visible to the page's own read.
       const last = await lastSequenceOf(tenantId);
-      const oldestRow = await knex('events').where('tenant_id', tenantId).modify(numbered).min({ oldest: 'sequence' }).first();
+      const oldestRow = await knex('events')
+        .where('tenant_id', tenantId)
+        .modify(numbered)
+        .min({ oldest: 'sequence' })
+        .first();
       const oldest = oldestRow?.oldest == null ? undefined : Number(oldestRow.oldest);
       const firstKept = oldest ?? last + 1;
-      if (query.after !== undefined && query.after > last) throw new CursorExpiredError('ahead', encodeEventCursor(last));
-      if (query.after !== undefined && query.after < firstKept - 1) throw new CursorExpiredError('removed', encodeEventCursor(last));
+      if (query.after !== undefined && query.after > last)
+        throw new CursorExpiredError('ahead', encodeEventCursor(last));
+      if (query.after !== undefined && query.after < firstKept - 1)
+        throw new CursorExpiredError('removed', encodeEventCursor(last));
       const start = query.after ?? firstKept - 1;
       const select = (): Promise<EventRow[]> =>
         knex('events')
@@ -179,7 +206,12 @@ export function eventsRepository(knex: Knex) {
      * visible once `last` was read), oldest first, at most `bound` of them, whatever their type
      * or project: one read that serves every long poll of the tenant (see pageFromRows).
      */
-    async rowsAfter(tenantId: string, after: number, last: number, bound: number): Promise<EventRow[]> {
+    async rowsAfter(
+      tenantId: string,
+      after: number,
+      last: number,
+      bound: number,
+    ): Promise<EventRow[]> {
       return knex('events')
         .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
         .where('tenant_id', tenantId)
@@ -191,7 +223,11 @@ export function eventsRepository(knex: Knex) {
 
     /** The last sequence given to each of these tenants' events (0 for none yet). */
     async lastSequences(tenantIds: string[]): Promise<Map<string, number>> {
-      const rows: Array<{ tenant_id: string; last_sequence: number }> = await knex('event_sequences').select('tenant_id', 'last_sequence').whereIn('tenant_id', tenantIds);
+      const rows: Array<{ tenant_id: string; last_sequence: number }> = await knex(
+        'event_sequences',
+      )
+        .select('tenant_id', 'last_sequence')
+        .whereIn('tenant_id', tenantIds);
       return new Map(rows.map((row) => [row.tenant_id, Number(row.last_sequence)]));
     },
 
@@ -210,39 +246,65 @@ export function eventsRepository(knex: Knex) {
       lease: Lease,
       renewLease: (trx: Transaction, lease: Lease) => Promise<boolean>,
       batch: number,
-    ): Promise<{ numbered: number; lastSequences: Map<string, number>; createdAtMs: number[] } | undefined> {
-      const none = () => ({ numbered: 0, lastSequences: new Map<string, number>(), createdAtMs: [] });
+    ): Promise<
+      { numbered: number; lastSequences: Map<string, number>; createdAtMs: number[] } | undefined
+    > {
+      const none = () => ({
+        numbered: 0,
+        lastSequences: new Map<string, number>(),
+        createdAtMs: [],
+      });
       // Most looks find nothing: that costs one read, not a transaction.
-      if ((await knex('events').first('event_id').modify(awaitingNumber)) === undefined) return none();
-      return inTransaction(knex, 'event-numbering', async ({ trx }) => {
-        if (!(await renewLease(trx, lease))) return undefined;
-        const pending: PendingEvent[] = await trx('events')
-          .select('event_id', 'tenant_id', 'created_at')
-          .modify(awaitingNumber)
-          .orderBy('event_id')
-          .limit(batch);
-        if (pending.length === 0) return none();
-        const tenantIds = [...new Set(pending.map((event) => event.tenant_id))];
-        const counters: Array<{ tenant_id: string; last_sequence: number }> = await trx('event_sequences').select('tenant_id', 'last_sequence').whereIn('tenant_id', tenantIds);
-        const before = new Map(counters.map((row) => [row.tenant_id, Number(row.last_sequence)]));
-        const last = new Map(before);
-        const numbers = pending.map((event) => {
-          const sequence = (last.get(event.tenant_id) ?? 0) + 1;
-          last.set(event.tenant_id, sequence);
-          return [event.event_id, sequence] as const;
-        });
-        const numbered = await trx.raw(
-          `update events set sequence = case event_id ${numbers.map(() => 'when ? then ?').join(' ')} end where event_id in (${numbers.map(() => '?').join(', ')}) and ${awaitingNumberSql}`,
-          [...numbers.flat(), ...numbers.map(([eventId]) => eventId)],
-        );
-        if (affectedRows(numbered) !== numbers.length) throw new WriteConflictError();
-        for (const [tenantId, sequence] of last) {
-          const previous = before.get(tenantId);
-          if (previous === undefined) await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
-          else if ((await trx('event_sequences').where({ tenant_id: tenantId, last_sequence: previous }).update({ last_sequence: sequence })) !== 1) throw new WriteConflictError();
-        }
-        return { numbered: numbers.length, lastSequences: last, createdAtMs: pending.map((event) => Date.parse(fromDbTimestamp(event.created_at))) };
-      }, { readCommitted: true });
+      if ((await knex('events').first('event_id').modify(awaitingNumber)) === undefined)
+        return none();
+      return inTransaction(
+        knex,
+        'event-numbering',
+        async ({ trx }) => {
+          if (!(await renewLease(trx, lease))) return undefined;
+          const pending: PendingEvent[] = await trx('events')
+            .select('event_id', 'tenant_id', 'created_at')
+            .modify(awaitingNumber)
+            .orderBy('event_id')
+            .limit(batch);
+          if (pending.length === 0) return none();
+          const tenantIds = [...new Set(pending.map((event) => event.tenant_id))];
+          const counters: Array<{ tenant_id: string; last_sequence: number }> = await trx(
+            'event_sequences',
+          )
+            .select('tenant_id', 'last_sequence')
+            .whereIn('tenant_id', tenantIds);
+          const before = new Map(counters.map((row) => [row.tenant_id, Number(row.last_sequence)]));
+          const last = new Map(before);
+          const numbers = pending.map((event) => {
+            const sequence = (last.get(event.tenant_id) ?? 0) + 1;
+            last.set(event.tenant_id, sequence);
+            return [event.event_id, sequence] as const;
+          });
+          const numbered = await trx.raw(
+            `update events set sequence = case event_id ${numbers.map(() => 'when ? then ?').join(' ')} end where event_id in (${numbers.map(() => '?').join(', ')}) and ${awaitingNumberSql}`,
+            [...numbers.flat(), ...numbers.map(([eventId]) => eventId)],
+          );
+          if (affectedRows(numbered) !== numbers.length) throw new WriteConflictError();
+          for (const [tenantId, sequence] of last) {
+            const previous = before.get(tenantId);
+            if (previous === undefined)
+              await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
+            else if (
+              (await trx('event_sequences')
+                .where({ tenant_id: tenantId, last_sequence: previous })
+                .update({ last_sequence: sequence })) !== 1
+            )
+              throw new WriteConflictError();
+          }
+          return {
+            numbered: numbers.length,
+            lastSequences: last,
+            createdAtMs: pending.map((event) => Date.parse(fromDbTimestamp(event.created_at))),
+          };
+        },
+        { readCommitted: true },
+      );
     },
 
     /** How many committed events wait for their numbers: a range of the index numbering reads them by. */
@@ -254,7 +316,12 @@ export function eventsRepository(knex: Knex) {
     /** Removes up to `batch` numbered events older than the retention; how many it removed. */
     async removeOlderThan(days: number, batch: number): Promise<number> {
       const cutoff = toDbTimestamp(new Date(Date.now() - days * 86_400_000).toISOString());
-      const ids: string[] = await knex('events').where('created_at', '<', cutoff).modify(numbered).orderBy('created_at').limit(batch).pluck('event_id');
+      const ids: string[] = await knex('events')
+        .where('created_at', '<', cutoff)
+        .modify(numbered)
+        .orderBy('created_at')
+        .limit(batch)
+        .pluck('event_id');
       if (ids.length === 0) return 0;
       return knex('events').whereIn('event_id', ids).delete();
     },

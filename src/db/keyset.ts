@@ -53,7 +53,9 @@ function orderName(order: KeysetOrder): string {
 
 /** The cursor of the page that continues after `position`; opaque to clients. */
 export function encodeCursor(order: KeysetOrder, position: Position): string {
-  return Buffer.from(JSON.stringify({ s: orderName(order), at: position.at, id: position.id })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ s: orderName(order), at: position.at, id: position.id }),
+  ).toString('base64url');
 }
 
 function decodeCursor(cursor: string, order: KeysetOrder): Position {
@@ -64,11 +66,17 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
     throw new InvalidCursorError('cannot be decoded');
   }
   const { s, at, id } = (decoded ?? {}) as Record<string, unknown>;
-  if (typeof at !== 'string' || !dbTimestampPattern.test(at) || typeof id !== 'string' || !uuidPattern.test(id)) {
+  if (
+    typeof at !== 'string' ||
+    !dbTimestampPattern.test(at) ||
+    typeof id !== 'string' ||
+    !uuidPattern.test(id)
+  ) {
     throw new InvalidCursorError('cannot be decoded');
   }
   if (!isRealTimestamp(at)) throw new InvalidCursorError('names a position no item can have');
-  if (s !== orderName(order)) throw new InvalidCursorError(`was made for sort=${String(s)}, not sort=${orderName(order)}`);
+  if (s !== orderName(order))
+    throw new InvalidCursorError(`was made for sort=${String(s)}, not sort=${orderName(order)}`);
   return { at, id };
 }
 
@@ -78,11 +86,19 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
  * on page 1000 as on page 1, where a plain keyset SELECT * steps over every earlier row. A list
  * in parts takes the first ids of each part's own seek, then the first of those.
  */
-export async function selectPage<Row extends Record<string, unknown>>(query: PageQuery): Promise<Page<Row>> {
+export async function selectPage<Row extends Record<string, unknown>>(
+  query: PageQuery,
+): Promise<Page<Row>> {
   const { db, table, idColumn, scope, order, limit } = query;
   const direction = order.descending ? 'desc' : 'asc';
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order);
-  const inOrder = (q: Knex.QueryBuilder) => q.orderBy([{ column: order.column, order: direction }, { column: idColumn, order: direction }]).limit(limit + 1);
+  const inOrder = (q: Knex.QueryBuilder) =>
+    q
+      .orderBy([
+        { column: order.column, order: direction },
+        { column: idColumn, order: direction },
+      ])
+      .limit(limit + 1);
   const seek = (columns: string[], part?: (q: Knex.QueryBuilder) => void) => {
     const ids = db(table).select(columns).where(scope);
     if (part) ids.where(part);
@@ -90,15 +106,21 @@ export async function selectPage<Row extends Record<string, unknown>>(query: Pag
       const [atOrBeyond, beyond] = order.descending ? ['<=', '<'] : ['>=', '>'];
       ids
         .where(order.column, atOrBeyond, after.at)
-        .andWhere((q) => q.where(order.column, beyond, after.at).orWhere(idColumn, beyond, after.id));
+        .andWhere((q) =>
+          q.where(order.column, beyond, after.at).orWhere(idColumn, beyond, after.id),
+        );
     }
     return inOrder(ids);
   };
   const parts = query.parts ?? [];
   const keys = [idColumn, order.column];
   // Each seek is a derived table: SQLite allows no ORDER BY or LIMIT in a bare UNION arm.
-  const seeks = () => db.unionAll(parts.map((part, i) => db.select(keys).from(seek(keys, part).as(`seek${i}`))));
-  const ids = parts.length > 1 ? inOrder(db.select(idColumn).from(seeks().as('seeks'))) : seek([idColumn], parts[0]);
+  const seeks = () =>
+    db.unionAll(parts.map((part, i) => db.select(keys).from(seek(keys, part).as(`seek${i}`))));
+  const ids =
+    parts.length > 1
+      ? inOrder(db.select(idColumn).from(seeks().as('seeks')))
+      : seek([idColumn], parts[0]);
 
   const select = (): Promise<Row[]> =>
     db(table)
@@ -113,5 +135,11 @@ export async function selectPage<Row extends Record<string, unknown>>(query: Pag
   if (rows.length <= fitting) return { rows, nextCursor: null };
   rows.length = fitting;
   const last = rows[fitting - 1];
-  return { rows, nextCursor: encodeCursor(order, { at: last[order.column] as string, id: last[idColumn] as string }) };
+  return {
+    rows,
+    nextCursor: encodeCursor(order, {
+      at: last[order.column] as string,
+      id: last[idColumn] as string,
+    }),
+  };
 }

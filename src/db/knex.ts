@@ -44,7 +44,12 @@ const migrationSource: Knex.MigrationSource<string> = {
  * `statementTimeoutMs`: the longest one MySQL statement may run; unbounded (as migrations need)
  * when absent. `maxConnections`: the pool's bound on MySQL (SQLite's pool is one connection).
  */
-export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number, maxConnections = poolSize): Knex.Config {
+export function knexConfig(
+  database: DatabaseConfig,
+  log?: Knex.Logger,
+  statementTimeoutMs?: number,
+  maxConnections = poolSize,
+): Knex.Config {
   const migrations: Knex.MigratorConfig = { migrationSource };
   // A failed statement's error names its SQL with placeholders, not with the values written in:
   // errors reach the log (error-for-log.ts).
@@ -59,7 +64,10 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
       log,
       acquireConnectionTimeout: acquireTimeoutMs,
       pool: {
-        afterCreate(connection: { pragma(sql: string): unknown }, done: (err: Error | null, c: unknown) => void) {
+        afterCreate(
+          connection: { pragma(sql: string): unknown },
+          done: (err: Error | null, c: unknown) => void,
+        ) {
           connection.pragma('journal_mode = WAL');
           // WAL's default (NORMAL) can lose acknowledged commits on power loss; FULL cannot.
           connection.pragma('synchronous = FULL');
@@ -97,8 +105,12 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
     pool: {
       min: 0,
       max: maxConnections,
-      afterCreate(connection: Parameters<typeof boundStatements>[0], done: (err: unknown, c: unknown) => void) {
-        if (statementTimeoutMs === undefined) return setUpSession(connection, pinnedSession, done, everyStatementCausal);
+      afterCreate(
+        connection: Parameters<typeof boundStatements>[0],
+        done: (err: unknown, c: unknown) => void,
+      ) {
+        if (statementTimeoutMs === undefined)
+          return setUpSession(connection, pinnedSession, done, everyStatementCausal);
         if (libraryShims) queriesAsText(connection);
         // Not one of the switch's shims: the bound is behaviour (a 503 instead of a hang), not speed.
         boundStatements(connection, statementTimeoutMs);
@@ -106,7 +118,12 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
         // Idempotency-Key waits for the first to commit) before it gives up: 409, or 503.
         // MariaDB stops the statement itself too (`/*M! */` runs on MariaDB only; MySQL has no such bound on writes).
         const seconds = statementTimeoutMs / 1000;
-        setUpSession(connection, `${pinnedSession} /*M!, SESSION max_statement_time = ${seconds} */`, done, readsCausal);
+        setUpSession(
+          connection,
+          `${pinnedSession} /*M!, SESSION max_statement_time = ${seconds} */`,
+          done,
+          readsCausal,
+        );
       },
     },
   };
@@ -125,7 +142,8 @@ export function knexConfig(database: DatabaseConfig, log?: Knex.Logger, statemen
  * so the SET succeeds on both; strict mode refuses a value too long for its column rather than
  * cutting it short.
  */
-const pinnedSession = "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00', innodb_lock_wait_timeout = 3";
+const pinnedSession =
+  "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00', innodb_lock_wait_timeout = 3";
 
 /** The callback form of a mysql2 connection's query, as the pool's afterCreate gets it. */
 type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => void) => void;
@@ -150,7 +168,12 @@ const readsCausal = 1;
  */
 const everyStatementCausal = 15;
 
-function setUpSession(connection: { query(...args: unknown[]): unknown }, settings: string, done: (err: unknown, c: unknown) => void, syncWait: number): void {
+function setUpSession(
+  connection: { query(...args: unknown[]): unknown },
+  settings: string,
+  done: (err: unknown, c: unknown) => void,
+  syncWait: number,
+): void {
   const query = connection.query.bind(connection) as CallbackQuery;
   query(settings, (err) => {
     if (err) return done(err, connection);
@@ -164,7 +187,12 @@ function setUpSession(connection: { query(...args: unknown[]): unknown }, settin
 }
 
 /** `log` takes knex's own warnings (a lost connection, a failed acquire); the console otherwise. */
-export function createKnex(database: DatabaseConfig, log?: Knex.Logger, statementTimeoutMs?: number, maxConnections?: number): Knex {
+export function createKnex(
+  database: DatabaseConfig,
+  log?: Knex.Logger,
+  statementTimeoutMs?: number,
+  maxConnections?: number,
+): Knex {
   if (database.client === 'sqlite') createOwnersOnly(database.filename);
   return knexFactory(knexConfig(database, log, statementTimeoutMs, maxConnections));
 }

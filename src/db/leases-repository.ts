@@ -39,13 +39,18 @@ export function leasesRepository(knex: Knex) {
      * while the lease is still this holder's; false when it has passed to another.
      */
     async renewWithin(trx: Transaction, { name, holder, ttlMs }: Lease): Promise<boolean> {
-      const renewed = await trx('leases').where({ name, holder }).where('expires_at', '>=', nowForDb()).update({ expires_at: expiresAfter(ttlMs) });
+      const renewed = await trx('leases')
+        .where({ name, holder })
+        .where('expires_at', '>=', nowForDb())
+        .update({ expires_at: expiresAfter(ttlMs) });
       return renewed > 0;
     },
 
     /** Lets the lease go at once, so another instance need not wait for it to expire. */
     async release({ name, holder }: Lease): Promise<void> {
-      await knex('leases').where({ name, holder }).update({ expires_at: toDbTimestamp(new Date(0).toISOString()) });
+      await knex('leases')
+        .where({ name, holder })
+        .update({ expires_at: toDbTimestamp(new Date(0).toISOString()) });
     },
   });
 }

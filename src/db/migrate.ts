@@ -22,7 +22,11 @@ const ownerWaitMs = 60_000;
 const ownerTable = 'migration_owner';
 
 /** Makes `table` with `build` unless it exists; another start making it at the same moment is fine. */
-async function ensureTable(knex: Knex, table: string, build: (table: Knex.CreateTableBuilder) => void): Promise<void> {
+async function ensureTable(
+  knex: Knex,
+  table: string,
+  build: (table: Knex.CreateTableBuilder) => void,
+): Promise<void> {
   if (await knex.schema.hasTable(table)) return;
   await knex.schema.createTable(table, build).catch((error: unknown) => {
     if (!/already exists/i.test(String((error as Error | null)?.message))) throw error;
@@ -81,7 +85,10 @@ async function releaseOwnership(knex: Knex, owner: string): Promise<void> {
  * owner migrates, the others wait for it, then own them in turn and find nothing left to do.
  * `onWait` hears the first time this one waits.
  */
-export async function migrateToLatest(knex: Knex, options: { onWait?: () => void } = {}): Promise<string[]> {
+export async function migrateToLatest(
+  knex: Knex,
+  options: { onWait?: () => void } = {},
+): Promise<string[]> {
   const owner = randomUUID();
   const deadline = Date.now() + ownerWaitMs;
   await ensureOwnerRow(knex);
@@ -112,6 +119,7 @@ export async function migrateToLatest(knex: Knex, options: { onWait?: () => void
  */
 export async function releaseMigrationLocks(knex: Knex): Promise<void> {
   // Not knex.migrate.forceFreeMigrationsLock(): it deletes the row and inserts one with a new key.
-  if (await knex.schema.hasTable('knex_migrations_lock')) await knex('knex_migrations_lock').update({ is_locked: 0 });
+  if (await knex.schema.hasTable('knex_migrations_lock'))
+    await knex('knex_migrations_lock').update({ is_locked: 0 });
   if (await knex.schema.hasTable(ownerTable)) await knex(ownerTable).update({ owner: null });
 }

@@ -55,7 +55,10 @@ function doneReading(): void {
  * answers how many of the first `limit` fit in the page. Once it answers, the caller builds the
  * page's reply without waiting on anything else, so that work too falls in the page's turn.
  */
-export async function readPage<Row extends object>(select: () => Promise<Row[]>, limit: number): Promise<{ rows: Row[]; fitting: number }> {
+export async function readPage<Row extends object>(
+  select: () => Promise<Row[]>,
+  limit: number,
+): Promise<{ rows: Row[]; fitting: number }> {
   await startReading();
   try {
     const rows = await select();

@@ -24,7 +24,12 @@ export function jsonBytes(row: object): number {
   let fields = 0;
   for (const [key, value] of Object.entries(row)) {
     if (value === undefined) continue; // JSON leaves the field out
-    bytes += jsonStringBytes(key) + 1 + (typeof value === 'string' ? jsonStringBytes(value) : Buffer.byteLength(JSON.stringify(value)));
+    bytes +=
+      jsonStringBytes(key) +
+      1 +
+      (typeof value === 'string'
+        ? jsonStringBytes(value)
+        : Buffer.byteLength(JSON.stringify(value)));
     fields++;
   }
   return bytes + Math.max(fields - 1, 0); // the commas

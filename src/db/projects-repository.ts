@@ -6,7 +6,13 @@ import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
-import { changeVersioned, deleteVersioned, lockingRead, type VersionCondition, type Versioned } from './versioned';
+import {
+  changeVersioned,
+  deleteVersioned,
+  lockingRead,
+  type VersionCondition,
+  type Versioned,
+} from './versioned';
 
 type Project = components['schemas']['Project'];
 type ProjectPage = components['schemas']['ProjectPage'];
@@ -46,22 +52,45 @@ export function projectsRepository(knex: Knex, events: EventsRepository) {
   const ofTenant = (db: Knex | Transaction, tenantId: string, projectId: string) =>
     db('projects').where({ project_id: projectId, tenant_id: tenantId });
 
-  const scoped = (tenantId: string, projectId: string) => (trx: Transaction) => ofTenant(trx, tenantId, projectId);
+  const scoped = (tenantId: string, projectId: string) => (trx: Transaction) =>
+    ofTenant(trx, tenantId, projectId);
   const locked = (tenantId: string, projectId: string) => (trx: Transaction) =>
-    lockingRead(knex, ofTenant(trx, tenantId, projectId).first()) as Promise<ProjectRow | undefined>;
+    lockingRead(knex, ofTenant(trx, tenantId, projectId).first()) as Promise<
+      ProjectRow | undefined
+    >;
 
   return translatingErrors({
-    async create(tenantId: string, project: NewProject, write: WriteContext): Promise<Versioned<Project>> {
+    async create(
+      tenantId: string,
+      project: NewProject,
+      write: WriteContext,
+    ): Promise<Versioned<Project>> {
       const now = nowForDb();
-      const row: ProjectRow = { project_id: uuidv7(), tenant_id: tenantId, ...project, created_at: now, updated_at: now, version: 1 };
+      const row: ProjectRow = {
+        project_id: uuidv7(),
+        tenant_id: tenantId,
+        ...project,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
       // Nothing can refuse a new project but the database itself: its insert goes with the event's and COMMIT, one round trip.
       await write.trx.later(knex('projects').insert(row).toSQL());
       const created = versioned(row);
-      await events.record(write, { tenantId, type: 'project.created', projectId: row.project_id, object: created.value });
+      await events.record(write, {
+        tenantId,
+        type: 'project.created',
+        projectId: row.project_id,
+        object: created.value,
+      });
       return created;
     },
 
-    async find(tenantId: string, projectId: string, trx?: Knex.Transaction): Promise<Versioned<Project> | undefined> {
+    async find(
+      tenantId: string,
+      projectId: string,
+      trx?: Knex.Transaction,
+    ): Promise<Versioned<Project> | undefined> {
       const row: ProjectRow | undefined = await ofTenant(trx ?? knex, tenantId, projectId).first();
       return row && versioned(row);
     },
@@ -79,11 +108,30 @@ export function projectsRepository(knex: Knex, events: EventsRepository) {
     },
 
     /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
-    async update(tenantId: string, projectId: string, changes: ProjectUpdate, condition: VersionCondition, write: WriteContext): Promise<Versioned<Project> | undefined> {
-      const change = await changeVersioned(write.trx, scoped(tenantId, projectId), locked(tenantId, projectId), changes, condition, 'project');
+    async update(
+      tenantId: string,
+      projectId: string,
+      changes: ProjectUpdate,
+      condition: VersionCondition,
+      write: WriteContext,
+    ): Promise<Versioned<Project> | undefined> {
+      const change = await changeVersioned(
+        write.trx,
+        scoped(tenantId, projectId),
+        locked(tenantId, projectId),
+        changes,
+        condition,
+        'project',
+      );
       if (change === undefined) return undefined;
       const [before, after] = [toProject(change.before), versioned(change.after)];
-      await events.record(write, { tenantId, type: 'project.updated', projectId, object: after.value, previous: changedFields(before, after.value) });
+      await events.record(write, {
+        tenantId,
+        type: 'project.updated',
+        projectId,
+        object: after.value,
+        previous: changedFields(before, after.value),
+      });
       return after;
     },
 
@@ -91,11 +139,27 @@ export function projectsRepository(knex: Knex, events: EventsRepository) {
      * Deletes the project and, by the foreign key's cascade, its tasks; false when there was
      * none, 412 when the condition fails.
      */
-    async remove(tenantId: string, projectId: string, condition: VersionCondition, write: WriteContext): Promise<boolean> {
-      const removed = await deleteVersioned(write.trx, scoped(tenantId, projectId), locked(tenantId, projectId), condition, 'project');
+    async remove(
+      tenantId: string,
+      projectId: string,
+      condition: VersionCondition,
+      write: WriteContext,
+    ): Promise<boolean> {
+      const removed = await deleteVersioned(
+        write.trx,
+        scoped(tenantId, projectId),
+        locked(tenantId, projectId),
+        condition,
+        'project',
+      );
       if (removed === undefined) return false;
       // Its tasks go with it, by the foreign key's cascade, with no event each.
-      await events.record(write, { tenantId, type: 'project.deleted', projectId, object: toProject(removed) });
+      await events.record(write, {
+        tenantId,
+        type: 'project.deleted',
+        projectId,
+        object: toProject(removed),
+      });
       return true;
     },
   });

@@ -31,7 +31,10 @@ export function createRepositories(knex: Knex, options: { onChangeCommitted?: ()
     webhookDeliveries: webhookDeliveriesRepository(knex),
     webhookPlanning: webhookPlanningRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
-    async inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
+    async inTransaction<T>(
+      requestId: string,
+      work: (write: WriteContext) => Promise<T>,
+    ): Promise<T> {
       const result = await inTransaction(knex, requestId, work);
       options.onChangeCommitted?.();
       return result;

@@ -8,14 +8,22 @@ import { changedFields, type EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
-import { changeVersioned, deleteVersioned, lockingRead, type VersionCondition, type Versioned } from './versioned';
+import {
+  changeVersioned,
+  deleteVersioned,
+  lockingRead,
+  type VersionCondition,
+  type Versioned,
+} from './versioned';
 
 type Task = components['schemas']['Task'];
 type TaskPage = components['schemas']['TaskPage'];
 type TaskCreate = components['schemas']['TaskCreate'];
 type TaskUpdate = components['schemas']['TaskUpdate'];
 type TaskStatus = components['schemas']['TaskStatus'];
-type TaskSort = NonNullable<NonNullable<operations['listProjectTasks']['parameters']['query']>['sort']>;
+type TaskSort = NonNullable<
+  NonNullable<operations['listProjectTasks']['parameters']['query']>['sort']
+>;
 
 interface TaskListQuery {
   status?: TaskStatus[];
@@ -52,7 +60,16 @@ function toTask(row: TaskRow): Task {
   };
 }
 
-const insertedColumns = ['task_id', 'project_id', 'title', 'description', 'status', 'created_at', 'updated_at', 'version'] as const;
+const insertedColumns = [
+  'task_id',
+  'project_id',
+  'title',
+  'description',
+  'status',
+  'created_at',
+  'updated_at',
+  'version',
+] as const;
 
 /**
  * One statement that fails unless the tenant has the project: the project's id is read from the
@@ -63,25 +80,44 @@ const insertedColumns = ['task_id', 'project_id', 'title', 'description', 'statu
  */
 const insertIntoProjectOfTenant =
   `insert into tasks (${insertedColumns.join(', ')}) values (` +
-  insertedColumns.map((column) => (column === 'project_id' ? '(select project_id from projects where project_id = ? and tenant_id = ?)' : '?')).join(', ') +
+  insertedColumns
+    .map((column) =>
+      column === 'project_id'
+        ? '(select project_id from projects where project_id = ? and tenant_id = ?)'
+        : '?',
+    )
+    .join(', ') +
   ')';
 
 export function tasksRepository(knex: Knex, events: EventsRepository) {
   const ofTenant = (tenantId: string, taskId: string) =>
-    knex('tasks').where('task_id', taskId).whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
-  const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => ofTenant(tenantId, taskId).first());
-  const lockTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) => lockingRead(knex, ofTenant(tenantId, taskId).first()));
-  const taskRow = async (tenantId: string, taskId: string) => (await selectTaskOfTenant<TaskRow>({ tenantId, taskId }))[0] as TaskRow | undefined;
+    knex('tasks')
+      .where('task_id', taskId)
+      .whereIn('project_id', knex('projects').select('project_id').where('tenant_id', tenantId));
+  const selectTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) =>
+    ofTenant(tenantId, taskId).first(),
+  );
+  const lockTaskOfTenant = compileSelect(knex, ['tenantId', 'taskId'], ({ tenantId, taskId }) =>
+    lockingRead(knex, ofTenant(tenantId, taskId).first()),
+  );
+  const taskRow = async (tenantId: string, taskId: string) =>
+    (await selectTaskOfTenant<TaskRow>({ tenantId, taskId }))[0] as TaskRow | undefined;
   const lockedTaskRow = (tenantId: string, taskId: string) => async (trx: Transaction) =>
     (await lockTaskOfTenant<TaskRow>({ tenantId, taskId }, trx))[0] as TaskRow | undefined;
   const taskOfTenant = (tenantId: string, taskId: string) => (trx: Transaction) =>
-    trx('tasks').where('task_id', taskId).whereIn('project_id', trx('projects').select('project_id').where('tenant_id', tenantId));
+    trx('tasks')
+      .where('task_id', taskId)
+      .whereIn('project_id', trx('projects').select('project_id').where('tenant_id', tenantId));
   const projectOfTenant = (tenantId: string, projectId: string) =>
     knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
 
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
-    async create(tenantId: string, task: TaskCreate, write: WriteContext): Promise<Versioned<Task>> {
+    async create(
+      tenantId: string,
+      task: TaskCreate,
+      write: WriteContext,
+    ): Promise<Versioned<Task>> {
       const now = nowForDb();
       const row: TaskRow = {
         task_id: uuidv7(),
@@ -93,14 +129,24 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
         updated_at: now,
         version: 1,
       };
-      const bindings = insertedColumns.flatMap((column) => (column === 'project_id' ? [task.project_id, tenantId] : [row[column] as Knex.Value]));
+      const bindings = insertedColumns.flatMap((column) =>
+        column === 'project_id' ? [task.project_id, tenantId] : [row[column] as Knex.Value],
+      );
       await write.trx.later({
         sql: insertIntoProjectOfTenant,
         bindings,
-        failureMeans: (error) => (isNullViolation(error) || isForeignKeyViolation(error) ? new UnknownProjectError(task.project_id) : undefined),
+        failureMeans: (error) =>
+          isNullViolation(error) || isForeignKeyViolation(error)
+            ? new UnknownProjectError(task.project_id)
+            : undefined,
       });
       const created = versioned(row);
-      await events.record(write, { tenantId, type: 'task.created', projectId: row.project_id, object: created.value });
+      await events.record(write, {
+        tenantId,
+        type: 'task.created',
+        projectId: row.project_id,
+        object: created.value,
+      });
       return created;
     },
 
@@ -110,7 +156,11 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
     },
 
     /** A page of the project's tasks; undefined when the tenant has no such project. */
-    async listForProject(tenantId: string, projectId: string, query: TaskListQuery): Promise<TaskPage | undefined> {
+    async listForProject(
+      tenantId: string,
+      projectId: string,
+      query: TaskListQuery,
+    ): Promise<TaskPage | undefined> {
       const { status, sort, limit, cursor } = query;
       const { rows, nextCursor } = await selectPage<TaskRow>({
         db: knex,
@@ -118,32 +168,73 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
         idColumn: 'task_id',
         scope: (q) => q.where('tasks.project_id', projectId),
         // A state named twice is one filter, not two seeks that would list its tasks twice.
-        parts: status && [...new Set(status)].map((one) => (q: Knex.QueryBuilder) => q.where('tasks.status', one)),
+        parts:
+          status &&
+          [...new Set(status)].map((one) => (q: Knex.QueryBuilder) => q.where('tasks.status', one)),
         // A condition on no column of the page: the database reads the project's row once.
         visibleTo: (q) => q.whereExists(projectOfTenant(tenantId, projectId)),
-        order: { column: sort.replace('-', '') as 'created_at' | 'updated_at', descending: sort.startsWith('-') },
+        order: {
+          column: sort.replace('-', '') as 'created_at' | 'updated_at',
+          descending: sort.startsWith('-'),
+        },
         limit,
         cursor,
       });
       // An empty page may mean the project is not the tenant's: only then is that asked apart.
-      if (rows.length === 0 && (await projectOfTenant(tenantId, projectId)) === undefined) return undefined;
+      if (rows.length === 0 && (await projectOfTenant(tenantId, projectId)) === undefined)
+        return undefined;
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
     /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
-    async update(tenantId: string, taskId: string, changes: TaskUpdate, condition: VersionCondition, write: WriteContext): Promise<Versioned<Task> | undefined> {
-      const change = await changeVersioned(write.trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), changes, condition, 'task');
+    async update(
+      tenantId: string,
+      taskId: string,
+      changes: TaskUpdate,
+      condition: VersionCondition,
+      write: WriteContext,
+    ): Promise<Versioned<Task> | undefined> {
+      const change = await changeVersioned(
+        write.trx,
+        taskOfTenant(tenantId, taskId),
+        lockedTaskRow(tenantId, taskId),
+        changes,
+        condition,
+        'task',
+      );
       if (change === undefined) return undefined;
       const [before, after] = [toTask(change.before), versioned(change.after)];
-      await events.record(write, { tenantId, type: 'task.updated', projectId: before.project_id, object: after.value, previous: changedFields(before, after.value) });
+      await events.record(write, {
+        tenantId,
+        type: 'task.updated',
+        projectId: before.project_id,
+        object: after.value,
+        previous: changedFields(before, after.value),
+      });
       return after;
     },
 
     /** False when the tenant has no such task, 412 when the condition fails. */
-    async remove(tenantId: string, taskId: string, condition: VersionCondition, write: WriteContext): Promise<boolean> {
-      const removed = await deleteVersioned(write.trx, taskOfTenant(tenantId, taskId), lockedTaskRow(tenantId, taskId), condition, 'task');
+    async remove(
+      tenantId: string,
+      taskId: string,
+      condition: VersionCondition,
+      write: WriteContext,
+    ): Promise<boolean> {
+      const removed = await deleteVersioned(
+        write.trx,
+        taskOfTenant(tenantId, taskId),
+        lockedTaskRow(tenantId, taskId),
+        condition,
+        'task',
+      );
       if (removed === undefined) return false;
-      await events.record(write, { tenantId, type: 'task.deleted', projectId: removed.project_id, object: toTask(removed) });
+      await events.record(write, {
+        tenantId,
+        type: 'task.deleted',
+        projectId: removed.project_id,
+        object: toTask(removed),
+      });
       return true;
     },
   });

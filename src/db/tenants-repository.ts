@@ -16,7 +16,9 @@ export function tenantsRepository(knex: Knex) {
      * such inserts deadlock on the gap they all locked).
      */
     async findOrCreate(name: string): Promise<Tenant> {
-      const existing: Tenant | undefined = await knex('tenants').first('tenant_id', 'name').where('name', name);
+      const existing: Tenant | undefined = await knex('tenants')
+        .first('tenant_id', 'name')
+        .where('name', name);
       if (existing) return existing;
       const tenant = { tenant_id: uuidv7(), name };
       await knex.transaction(async (trx) => {

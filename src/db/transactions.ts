@@ -45,7 +45,9 @@ export interface Attempt {
  * round trip of its own, and knex's own commit and rollback.
  */
 async function knexTransaction(knex: Knex, readCommitted: boolean): Promise<Attempt> {
-  const transaction = await knex.transaction(readCommitted ? { isolationLevel: 'read committed' } : {});
+  const transaction = await knex.transaction(
+    readCommitted ? { isolationLevel: 'read committed' } : {},
+  );
   const held: Array<Promise<void>> = [];
   const later = (statement: HeldStatement) => {
     const sent = transaction.raw(statement.sql, [...statement.bindings] as Knex.RawBinding[]).then(
@@ -64,13 +66,20 @@ async function knexTransaction(knex: Knex, readCommitted: boolean): Promise<Atte
   };
   const firstFailure = async () => {
     for (const sent of held) {
-      const failure = await sent.then(() => undefined, (error: unknown) => error);
+      const failure = await sent.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       if (failure !== undefined) return failure;
     }
     return undefined;
   };
   return {
-    trx: Object.assign((table: string) => transaction(table), { raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) => transaction.raw(sql, bindings), later }),
+    trx: Object.assign((table: string) => transaction(table), {
+      raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) =>
+        transaction.raw(sql, bindings),
+      later,
+    }),
     async commit() {
       const failure = await firstFailure();
       if (failure !== undefined) throw failure;
@@ -107,7 +116,8 @@ export interface WriteContext {
 const conflictTries = 8;
 const conflictBackoffMs = 10;
 
-const unavailableOr = (error: unknown) => (isUnavailable(error) || isWriteConflict(error) ? new DatabaseUnavailableError(error) : error);
+const unavailableOr = (error: unknown) =>
+  isUnavailable(error) || isWriteConflict(error) ? new DatabaseUnavailableError(error) : error;
 
 export interface TransactionOptions {
   /**
@@ -120,7 +130,12 @@ export interface TransactionOptions {
 }
 
 /** Runs `work` in a transaction of its own for the request `requestId`, again after a conflict. */
-export async function inTransaction<T>(knex: Knex, requestId: string, work: (write: WriteContext) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+export async function inTransaction<T>(
+  knex: Knex,
+  requestId: string,
+  work: (write: WriteContext) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   const readCommitted = options.readCommitted === true && knex.client.config.client === 'mysql2';
   for (let attempt = 1; ; attempt++) {
     let begun: Attempt;
@@ -139,6 +154,8 @@ export async function inTransaction<T>(knex: Knex, requestId: string, work: (wri
     } finally {
       await begun.release();
     }
-    await new Promise((resolve) => setTimeout(resolve, conflictBackoffMs * attempt * (0.5 + Math.random())));
+    await new Promise((resolve) =>
+      setTimeout(resolve, conflictBackoffMs * attempt * (0.5 + Math.random())),
+    );
   }
 }

@@ -36,9 +36,15 @@ export interface RowChange<Row> {
   after: Row;
 }
 
-async function readForChange<Row extends VersionedRow>(trx: Transaction, read: LockingRead<Row>, condition: VersionCondition, resource: Resource) {
+async function readForChange<Row extends VersionedRow>(
+  trx: Transaction,
+  read: LockingRead<Row>,
+  condition: VersionCondition,
+  resource: Resource,
+) {
   const row = await read(trx);
-  if (row !== undefined && condition !== undefined && !condition.includes(row.version)) throw new PreconditionFailedError(resource);
+  if (row !== undefined && condition !== undefined && !condition.includes(row.version))
+    throw new PreconditionFailedError(resource);
   return row;
 }
 
@@ -62,12 +68,20 @@ export async function changeVersioned<Row extends VersionedRow>(
   const row = await readForChange(trx, read, condition, resource);
   if (row === undefined) return undefined;
   const now = nowForDb();
-  const changed: Row = { ...row, ...changes, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
+  const changed: Row = {
+    ...row,
+    ...changes,
+    updated_at: row.created_at > now ? row.created_at : now,
+    version: row.version + 1,
+  };
   // Not waited for (the await matters only with LIBRARY_SHIMS=off): it goes with the change's event and COMMIT. On one server the row is locked,
   // so it cannot miss; on a Galera node, where that lock does not hold another node off, it goes
   // alone, and a miss stops the transaction before anything after it is sent.
   await trx.later({
-    ...scoped(trx).where('version', row.version).update({ ...changes, updated_at: changed.updated_at, version: changed.version }).toSQL(),
+    ...scoped(trx)
+      .where('version', row.version)
+      .update({ ...changes, updated_at: changed.updated_at, version: changed.version })
+      .toSQL(),
     answerMeans: (result) => (affectedRows(result) === 0 ? new WriteConflictError() : undefined),
   });
   return { before: row, after: changed };
@@ -83,7 +97,8 @@ export async function deleteVersioned<Row extends VersionedRow>(
 ): Promise<Row | undefined> {
   const row = await readForChange(trx, read, condition, resource);
   if (row === undefined) return undefined;
-  if ((await scoped(trx).where('version', row.version).delete()) === 0) throw new WriteConflictError();
+  if ((await scoped(trx).where('version', row.version).delete()) === 0)
+    throw new WriteConflictError();
   return row;
 }
 

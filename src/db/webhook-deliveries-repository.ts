@@ -63,7 +63,13 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
   };
 }
 
-export function plannedAttempt(endpointId: string, event: { event_id: string; type: EventType }, attempt: number, at: DbTimestamp, dueAt: DbTimestamp): DeliveryRow {
+export function plannedAttempt(
+  endpointId: string,
+  event: { event_id: string; type: EventType },
+  attempt: number,
+  at: DbTimestamp,
+  dueAt: DbTimestamp,
+): DeliveryRow {
   return {
     delivery_id: uuidv7(),
     webhook_endpoint_id: endpointId,
@@ -129,21 +135,32 @@ const servingLease = (endpointId: string) => `webhook-serving:${endpointId}`;
 
 export function webhookDeliveriesRepository(knex: Knex) {
   const endpointOfTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
-    db('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
+    db('webhook_endpoints')
+      .first('webhook_endpoint_id')
+      .where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
 
   /** Attempts that are due and claimed by no one (or by a claim whose lease ran out). */
   const due = (q: Knex.QueryBuilder, now: DbTimestamp) =>
     q
       .where('webhook_deliveries.status', 'pending')
       .where('webhook_deliveries.next_attempt_at', '<=', now)
-      .where((w) => w.whereNull('webhook_deliveries.lease_until').orWhere('webhook_deliveries.lease_until', '<', now));
+      .where((w) =>
+        w
+          .whereNull('webhook_deliveries.lease_until')
+          .orWhere('webhook_deliveries.lease_until', '<', now),
+      );
 
   const readCommitted = { readCommitted: true };
 
   /** Serving for the first time since the lease was removed: of two at once, one inserts it. */
   const insertLease = async (name: string, holder: string, expiresAt: DbTimestamp) => {
     try {
-      await inTransaction(knex, 'webhook-serving', ({ trx }) => trx('leases').insert({ name, holder, expires_at: expiresAt }), readCommitted);
+      await inTransaction(
+        knex,
+        'webhook-serving',
+        ({ trx }) => trx('leases').insert({ name, holder, expires_at: expiresAt }),
+        readCommitted,
+      );
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -152,7 +169,12 @@ export function webhookDeliveriesRepository(knex: Knex) {
   };
 
   /** Serves on, or takes over from a holder whose time ran out before `expiredBefore`: a conditional update. */
-  const takeLease = async (name: string, holder: string, expiresAt: DbTimestamp, expiredBefore: DbTimestamp) =>
+  const takeLease = async (
+    name: string,
+    holder: string,
+    expiresAt: DbTimestamp,
+    expiredBefore: DbTimestamp,
+  ) =>
     (await inTransaction(
       knex,
       'webhook-serving',
@@ -169,7 +191,12 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * Plans a new first attempt of a kept event of the tenant to the endpoint, due now; undefined
      * when the tenant has no such endpoint, UnknownEventError when it has no such numbered event.
      */
-    async redeliver(tenantId: string, endpointId: string, eventId: string, { trx }: WriteContext): Promise<WebhookDelivery | undefined> {
+    async redeliver(
+      tenantId: string,
+      endpointId: string,
+      eventId: string,
+      { trx }: WriteContext,
+    ): Promise<WebhookDelivery | undefined> {
       if ((await endpointOfTenant(trx, tenantId, endpointId)) === undefined) return undefined;
       const event: { event_id: string; type: EventType } | undefined = await trx('events')
         .first('event_id', 'type')
@@ -183,7 +210,11 @@ export function webhookDeliveriesRepository(knex: Knex) {
     },
 
     /** A page of the endpoint's attempts, newest first; undefined when the tenant has no such endpoint. */
-    async list(tenantId: string, endpointId: string, page: { limit: number; cursor?: string }): Promise<WebhookDeliveryPage | undefined> {
+    async list(
+      tenantId: string,
+      endpointId: string,
+      page: { limit: number; cursor?: string },
+    ): Promise<WebhookDeliveryPage | undefined> {
       const { rows, nextCursor } = await selectPage<DeliveryRow>({
         db: knex,
         table: 'webhook_deliveries',
@@ -193,7 +224,8 @@ export function webhookDeliveriesRepository(knex: Knex) {
         order: { column: 'created_at', descending: true },
         ...page,
       });
-      if (rows.length === 0 && (await endpointOfTenant(knex, tenantId, endpointId)) === undefined) return undefined;
+      if (rows.length === 0 && (await endpointOfTenant(knex, tenantId, endpointId)) === undefined)
+        return undefined;
       return { data: rows.map(toDelivery), next_cursor: nextCursor };
     },
 
@@ -204,7 +236,9 @@ export function webhookDeliveriesRepository(knex: Knex) {
      */
     async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<DueEndpoint[]> {
       const now = nowForDb();
-      const rows: Array<{ webhook_endpoint_id: string; tenant_id: string }> = await knex('webhook_endpoints as e')
+      const rows: Array<{ webhook_endpoint_id: string; tenant_id: string }> = await knex(
+        'webhook_endpoints as e',
+      )
         .where('e.enabled', true)
         .whereExists((q) => {
           q.select(knex.raw('1'))
@@ -216,9 +250,18 @@ export function webhookDeliveriesRepository(knex: Knex) {
       if (rows.length === 0) return [];
       const longExpired = toDbTimestamp(new Date(Date.now() - graceMs).toISOString());
       const others = new Set(
-        (await knex('leases').whereIn('name', rows.map((row) => servingLease(row.webhook_endpoint_id))).whereNot('holder', holder).where('expires_at', '>=', longExpired).pluck('name')) as string[],
+        (await knex('leases')
+          .whereIn(
+            'name',
+            rows.map((row) => servingLease(row.webhook_endpoint_id)),
+          )
+          .whereNot('holder', holder)
+          .where('expires_at', '>=', longExpired)
+          .pluck('name')) as string[],
       );
-      return rows.filter((row) => !others.has(servingLease(row.webhook_endpoint_id))).map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
+      return rows
+        .filter((row) => !others.has(servingLease(row.webhook_endpoint_id)))
+        .map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
     },
 
     /**
@@ -246,68 +289,102 @@ export function webhookDeliveriesRepository(knex: Knex) {
     ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
       const at = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
       const servingFrom = Date.now();
-      if ((await knex('webhook_endpoints').first('webhook_endpoint_id').where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined) return undefined;
+      if (
+        (await knex('webhook_endpoints')
+          .first('webhook_endpoint_id')
+          .where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined
+      )
+        return undefined;
       const name = servingLease(endpointId);
-      const serving: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases').first('holder', 'expires_at').where('name', name);
+      const serving: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases')
+        .first('holder', 'expires_at')
+        .where('name', name);
       let servedUntil: number;
       if (serving?.holder === holder && serving.expires_at >= at((times.serveMs * 2) / 3)) {
         servedUntil = servingFrom + (times.serveMs * 2) / 3;
       } else {
-        const taken = serving === undefined ? await insertLease(name, holder, at(times.serveMs)) : await takeLease(name, holder, at(times.serveMs), at(-times.graceMs));
+        const taken =
+          serving === undefined
+            ? await insertLease(name, holder, at(times.serveMs))
+            : await takeLease(name, holder, at(times.serveMs), at(-times.graceMs));
         if (!taken) return undefined;
         servedUntil = servingFrom + times.serveMs;
       }
       // Taken before the lease is written, so the claim believes it runs out a little early, never late.
       const leaseUntil = Date.now() + times.leaseMs;
-      const deliveries = await inTransaction(knex, 'webhook-claim', async ({ trx }) => {
-        const now = nowForDb();
-        // A plain read: it locks nothing, and the update below takes only the rows it read. Of an
-        // endpoint still enabled; its serving was made sure of above.
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the columns selected below
-        const rows: Array<Record<string, any>> = await trx('webhook_deliveries')
-          .where('webhook_deliveries.webhook_endpoint_id', endpointId)
-          .modify(due, now)
-          .join('webhook_endpoints as w', 'w.webhook_endpoint_id', 'webhook_deliveries.webhook_endpoint_id')
-          .where('w.enabled', true)
-          .select(
-            'webhook_deliveries.delivery_id',
-            'webhook_deliveries.event_id',
-            'webhook_deliveries.event_type',
-            'webhook_deliveries.attempt',
-            'w.url',
-            'w.tenant_id',
-            'w.secret',
-            'w.previous_secret',
-            'w.previous_secret_until',
-            'w.failing_since',
-          )
-          .orderBy([{ column: 'webhook_deliveries.next_attempt_at' }, { column: 'webhook_deliveries.delivery_id' }])
-          .limit(wanted);
-        if (rows.length === 0) return [];
-        const ids = rows.map((row) => row.delivery_id as string);
-        const claimed = await trx('webhook_deliveries').whereIn('webhook_deliveries.delivery_id', ids).modify(due, now).update({ claimed_by: claim, lease_until: at(times.leaseMs) });
-        // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
-        const ours = claimed === ids.length ? undefined : new Set<string>(await trx('webhook_deliveries').whereIn('delivery_id', ids).where('claimed_by', claim).pluck('delivery_id'));
-        return rows
-          .filter((row) => ours === undefined || ours.has(row.delivery_id))
-          .map((row): ClaimedDelivery => {
-            const secrets = [row.secret as string];
-            if (row.previous_secret !== null && row.previous_secret_until > now) secrets.push(row.previous_secret);
-            return {
-              deliveryId: row.delivery_id,
-              claim,
-              leaseUntil,
-              endpointId,
-              tenantId: row.tenant_id,
-              url: row.url,
-              secrets,
-              endpointFailing: row.failing_since !== null,
-              eventId: row.event_id,
-              eventType: row.event_type,
-              attempt: Number(row.attempt),
-            };
-          });
-      }, readCommitted);
+      const deliveries = await inTransaction(
+        knex,
+        'webhook-claim',
+        async ({ trx }) => {
+          const now = nowForDb();
+          // A plain read: it locks nothing, and the update below takes only the rows it read. Of an
+          // endpoint still enabled; its serving was made sure of above.
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the columns selected below
+          const rows: Array<Record<string, any>> = await trx('webhook_deliveries')
+            .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+            .modify(due, now)
+            .join(
+              'webhook_endpoints as w',
+              'w.webhook_endpoint_id',
+              'webhook_deliveries.webhook_endpoint_id',
+            )
+            .where('w.enabled', true)
+            .select(
+              'webhook_deliveries.delivery_id',
+              'webhook_deliveries.event_id',
+              'webhook_deliveries.event_type',
+              'webhook_deliveries.attempt',
+              'w.url',
+              'w.tenant_id',
+              'w.secret',
+              'w.previous_secret',
+              'w.previous_secret_until',
+              'w.failing_since',
+            )
+            .orderBy([
+              { column: 'webhook_deliveries.next_attempt_at' },
+              { column: 'webhook_deliveries.delivery_id' },
+            ])
+            .limit(wanted);
+          if (rows.length === 0) return [];
+          const ids = rows.map((row) => row.delivery_id as string);
+          const claimed = await trx('webhook_deliveries')
+            .whereIn('webhook_deliveries.delivery_id', ids)
+            .modify(due, now)
+            .update({ claimed_by: claim, lease_until: at(times.leaseMs) });
+          // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
+          const ours =
+            claimed === ids.length
+              ? undefined
+              : new Set<string>(
+                  await trx('webhook_deliveries')
+                    .whereIn('delivery_id', ids)
+                    .where('claimed_by', claim)
+                    .pluck('delivery_id'),
+                );
+          return rows
+            .filter((row) => ours === undefined || ours.has(row.delivery_id))
+            .map((row): ClaimedDelivery => {
+              const secrets = [row.secret as string];
+              if (row.previous_secret !== null && row.previous_secret_until > now)
+                secrets.push(row.previous_secret);
+              return {
+                deliveryId: row.delivery_id,
+                claim,
+                leaseUntil,
+                endpointId,
+                tenantId: row.tenant_id,
+                url: row.url,
+                secrets,
+                endpointFailing: row.failing_since !== null,
+                eventId: row.event_id,
+                eventType: row.event_type,
+                attempt: Number(row.attempt),
+              };
+            });
+        },
+        readCommitted,
+      );
       return { servedUntil, deliveries };
     },
 
@@ -329,8 +406,18 @@ export function webhookDeliveriesRepository(knex: Knex) {
     /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
     async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
-      const enabled = new Set<string>(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('enabled', true).pluck('webhook_endpoint_id'));
-      const held = new Set<string>(await knex('leases').whereIn('name', endpointIds.map(servingLease)).where('holder', holder).pluck('name'));
+      const enabled = new Set<string>(
+        await knex('webhook_endpoints')
+          .whereIn('webhook_endpoint_id', endpointIds)
+          .where('enabled', true)
+          .pluck('webhook_endpoint_id'),
+      );
+      const held = new Set<string>(
+        await knex('leases')
+          .whereIn('name', endpointIds.map(servingLease))
+          .where('holder', holder)
+          .pluck('name'),
+      );
       return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(servingLease(id))));
     },
 
@@ -352,27 +439,51 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * those it still serves and that are enabled (a conditional update, then reads of what it
      * wrote, in one transaction: no row lock is relied on).
      */
-    async keepServing(endpointIds: string[], holder: string, serveMs: number): Promise<Set<string>> {
+    async keepServing(
+      endpointIds: string[],
+      holder: string,
+      serveMs: number,
+    ): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
       const names = endpointIds.map(servingLease);
       const renewed = await inTransaction(
         knex,
         'webhook-serving',
         async ({ trx }) => {
-          const ours = () => trx('leases').whereIn('name', names).where('holder', holder).where('expires_at', '>=', nowForDb());
-          await ours().update({ expires_at: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()) });
+          const ours = () =>
+            trx('leases')
+              .whereIn('name', names)
+              .where('holder', holder)
+              .where('expires_at', '>=', nowForDb());
+          await ours().update({
+            expires_at: toDbTimestamp(new Date(Date.now() + serveMs).toISOString()),
+          });
           return new Set<string>(await ours().pluck('name'));
         },
         readCommitted,
       );
-      const enabled = new Set<string>(await knex('webhook_endpoints').whereIn('webhook_endpoint_id', endpointIds).where('enabled', true).pluck('webhook_endpoint_id'));
+      const enabled = new Set<string>(
+        await knex('webhook_endpoints')
+          .whereIn('webhook_endpoint_id', endpointIds)
+          .where('enabled', true)
+          .pluck('webhook_endpoint_id'),
+      );
       return new Set(endpointIds.filter((id) => enabled.has(id) && renewed.has(servingLease(id))));
     },
 
     /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
     async stopServing(endpointIds: string[], holder: string): Promise<void> {
       if (endpointIds.length === 0) return;
-      await inTransaction(knex, 'webhook-serving', ({ trx }) => trx('leases').whereIn('name', endpointIds.map(servingLease)).where('holder', holder).delete(), readCommitted);
+      await inTransaction(
+        knex,
+        'webhook-serving',
+        ({ trx }) =>
+          trx('leases')
+            .whereIn('name', endpointIds.map(servingLease))
+            .where('holder', holder)
+            .delete(),
+        readCommitted,
+      );
     },
 
     /**
@@ -381,42 +492,68 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * long enough, disable it), all in one transaction. False when the claim was lost (its lease
      * ran out and another took the attempt over, or the endpoint was deleted).
      */
-    async recordOutcome(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<{ kept: boolean; disabled?: 'gone' | 'failing' }> {
-      return inTransaction(knex, 'webhook-outcome', async ({ trx }) => {
-        const now = nowForDb();
-        const retryAt = outcome.retryAt && toDbTimestamp(outcome.retryAt.toISOString());
-        const written = await trx('webhook_deliveries')
-          .where({ delivery_id: delivery.deliveryId, claimed_by: delivery.claim, status: 'pending' })
-          .update({
-            status: outcome.succeeded ? 'succeeded' : 'failed',
-            response_status: outcome.responseStatus,
-            error: outcome.error,
-            duration_ms: outcome.durationMs,
-            next_attempt_at: retryAt ?? null,
-            claimed_by: null,
-            lease_until: null,
-          });
-        if (written === 0) return { kept: false };
-        if (retryAt) await trx('webhook_deliveries').insert(plannedAttempt(delivery.endpointId, { event_id: delivery.eventId, type: delivery.eventType }, delivery.attempt + 1, now, retryAt));
-        const endpoint = () => trx('webhook_endpoints').where('webhook_endpoint_id', delivery.endpointId);
-        if (outcome.succeeded) {
-          if (delivery.endpointFailing) await endpoint().whereNotNull('failing_since').update({ failing_since: null });
+    async recordOutcome(
+      delivery: ClaimedDelivery,
+      outcome: DeliveryOutcome,
+    ): Promise<{ kept: boolean; disabled?: 'gone' | 'failing' }> {
+      return inTransaction(
+        knex,
+        'webhook-outcome',
+        async ({ trx }) => {
+          const now = nowForDb();
+          const retryAt = outcome.retryAt && toDbTimestamp(outcome.retryAt.toISOString());
+          const written = await trx('webhook_deliveries')
+            .where({
+              delivery_id: delivery.deliveryId,
+              claimed_by: delivery.claim,
+              status: 'pending',
+            })
+            .update({
+              status: outcome.succeeded ? 'succeeded' : 'failed',
+              response_status: outcome.responseStatus,
+              error: outcome.error,
+              duration_ms: outcome.durationMs,
+              next_attempt_at: retryAt ?? null,
+              claimed_by: null,
+              lease_until: null,
+            });
+          if (written === 0) return { kept: false };
+          if (retryAt)
+            await trx('webhook_deliveries').insert(
+              plannedAttempt(
+                delivery.endpointId,
+                { event_id: delivery.eventId, type: delivery.eventType },
+                delivery.attempt + 1,
+                now,
+                retryAt,
+              ),
+            );
+          const endpoint = () =>
+            trx('webhook_endpoints').where('webhook_endpoint_id', delivery.endpointId);
+          if (outcome.succeeded) {
+            if (delivery.endpointFailing)
+              await endpoint().whereNotNull('failing_since').update({ failing_since: null });
+            return { kept: true };
+          }
+          if (!delivery.endpointFailing)
+            await endpoint().whereNull('failing_since').update({ failing_since: now });
+          if (outcome.gone) {
+            const disabled = await endpoint()
+              .where('enabled', true)
+              .update({ enabled: false, disabled_reason: 'gone', updated_at: now });
+            return disabled > 0 ? { kept: true, disabled: 'gone' } : { kept: true };
+          }
+          if (delivery.endpointFailing) {
+            const disabled = await endpoint()
+              .where('enabled', true)
+              .where('failing_since', '<=', toDbTimestamp(outcome.failingBefore.toISOString()))
+              .update({ enabled: false, disabled_reason: 'failing', updated_at: now });
+            if (disabled > 0) return { kept: true, disabled: 'failing' };
+          }
           return { kept: true };
-        }
-        if (!delivery.endpointFailing) await endpoint().whereNull('failing_since').update({ failing_since: now });
-        if (outcome.gone) {
-          const disabled = await endpoint().where('enabled', true).update({ enabled: false, disabled_reason: 'gone', updated_at: now });
-          return disabled > 0 ? { kept: true, disabled: 'gone' } : { kept: true };
-        }
-        if (delivery.endpointFailing) {
-          const disabled = await endpoint()
-            .where('enabled', true)
-            .where('failing_since', '<=', toDbTimestamp(outcome.failingBefore.toISOString()))
-            .update({ enabled: false, disabled_reason: 'failing', updated_at: now });
-          if (disabled > 0) return { kept: true, disabled: 'failing' };
-        }
-        return { kept: true };
-      }, readCommitted);
+        },
+        readCommitted,
+      );
     },
 
     /**
@@ -424,7 +561,9 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * for those still under their claims; ends the run of failures of their endpoints that had
      * one. Answers how many were still under their claims.
      */
-    async recordSuccesses(successes: Array<{ delivery: ClaimedDelivery; responseStatus: number; durationMs: number }>): Promise<number> {
+    async recordSuccesses(
+      successes: Array<{ delivery: ClaimedDelivery; responseStatus: number; durationMs: number }>,
+    ): Promise<number> {
       if (successes.length === 0) return 0;
       const cases = (value: (success: (typeof successes)[number]) => number) => ({
         sql: `case delivery_id ${successes.map(() => 'when ? then ?').join(' ')} end`,
@@ -434,26 +573,41 @@ export function webhookDeliveriesRepository(knex: Knex) {
       const duration = cases((success) => success.durationMs);
       const ids = successes.map((success) => success.delivery.deliveryId);
       const claims = [...new Set(successes.map((success) => success.delivery.claim))];
-      const recovered = [...new Set(successes.filter((success) => success.delivery.endpointFailing).map((success) => success.delivery.endpointId))];
+      const recovered = [
+        ...new Set(
+          successes
+            .filter((success) => success.delivery.endpointFailing)
+            .map((success) => success.delivery.endpointId),
+        ),
+      ];
       // In a transaction of its own, so that a deadlock with another writer (or a certification
       // conflict on a cluster) runs it again rather than leaving the attempts to be made twice.
-      const written = await inTransaction(knex, 'webhook-successes', async ({ trx }) => {
-        const updated = await trx('webhook_deliveries')
-          .whereIn('delivery_id', ids)
-          .whereIn('claimed_by', claims)
-          .where('status', 'pending')
-          .update({
-            status: 'succeeded',
-            response_status: knex.raw(status.sql, status.bindings),
-            error: null,
-            duration_ms: knex.raw(duration.sql, duration.bindings),
-            next_attempt_at: null,
-            claimed_by: null,
-            lease_until: null,
-          });
-        if (recovered.length > 0) await trx('webhook_endpoints').whereIn('webhook_endpoint_id', recovered).whereNotNull('failing_since').update({ failing_since: null });
-        return updated;
-      }, readCommitted);
+      const written = await inTransaction(
+        knex,
+        'webhook-successes',
+        async ({ trx }) => {
+          const updated = await trx('webhook_deliveries')
+            .whereIn('delivery_id', ids)
+            .whereIn('claimed_by', claims)
+            .where('status', 'pending')
+            .update({
+              status: 'succeeded',
+              response_status: knex.raw(status.sql, status.bindings),
+              error: null,
+              duration_ms: knex.raw(duration.sql, duration.bindings),
+              next_attempt_at: null,
+              claimed_by: null,
+              lease_until: null,
+            });
+          if (recovered.length > 0)
+            await trx('webhook_endpoints')
+              .whereIn('webhook_endpoint_id', recovered)
+              .whereNotNull('failing_since')
+              .update({ failing_since: null });
+          return updated;
+        },
+        readCommitted,
+      );
       return written;
     },
 
@@ -465,7 +619,10 @@ export function webhookDeliveriesRepository(knex: Knex) {
         'webhook-release',
         ({ trx }) =>
           trx('webhook_deliveries')
-            .whereIn('delivery_id', deliveries.map((delivery) => delivery.deliveryId))
+            .whereIn(
+              'delivery_id',
+              deliveries.map((delivery) => delivery.deliveryId),
+            )
             .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
             .where('status', 'pending')
             .update({ claimed_by: null, lease_until: null }),
@@ -479,12 +636,18 @@ export function webhookDeliveriesRepository(knex: Knex) {
      * and then released by primary key, as a claim takes them.
      */
     async releaseClaim(endpointId: string, claim: string): Promise<void> {
-      const ids: string[] = await knex('webhook_deliveries').where({ webhook_endpoint_id: endpointId, status: 'pending', claimed_by: claim }).pluck('delivery_id');
+      const ids: string[] = await knex('webhook_deliveries')
+        .where({ webhook_endpoint_id: endpointId, status: 'pending', claimed_by: claim })
+        .pluck('delivery_id');
       if (ids.length === 0) return;
       await inTransaction(
         knex,
         'webhook-release',
-        ({ trx }) => trx('webhook_deliveries').whereIn('delivery_id', ids).where({ status: 'pending', claimed_by: claim }).update({ claimed_by: null, lease_until: null }),
+        ({ trx }) =>
+          trx('webhook_deliveries')
+            .whereIn('delivery_id', ids)
+            .where({ status: 'pending', claimed_by: claim })
+            .update({ claimed_by: null, lease_until: null }),
         readCommitted,
       );
     },
@@ -492,7 +655,11 @@ export function webhookDeliveriesRepository(knex: Knex) {
     /** Removes up to `batch` attempts older than the retention (events' own); how many it removed. */
     async removeOlderThan(days: number, batch: number): Promise<number> {
       const cutoff = toDbTimestamp(new Date(Date.now() - days * 86_400_000).toISOString());
-      const ids: string[] = await knex('webhook_deliveries').where('created_at', '<', cutoff).orderBy('created_at').limit(batch).pluck('delivery_id');
+      const ids: string[] = await knex('webhook_deliveries')
+        .where('created_at', '<', cutoff)
+        .orderBy('created_at')
+        .limit(batch)
+        .pluck('delivery_id');
       if (ids.length === 0) return 0;
       return knex('webhook_deliveries').whereIn('delivery_id', ids).delete();
     },

@@ -66,7 +66,8 @@ function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
 }
 
 /** A type filter as stored: a JSON array, or null for every type; a type named twice counts once. */
-const storedTypes = (types: EventType[] | null | undefined) => (types == null ? null : JSON.stringify([...new Set(types)]));
+const storedTypes = (types: EventType[] | null | undefined) =>
+  types == null ? null : JSON.stringify([...new Set(types)]);
 
 export type WebhookEndpointsRepository = ReturnType<typeof webhookEndpointsRepository>;
 
@@ -94,7 +95,10 @@ export function webhookEndpointsRepository(knex: Knex) {
     const [{ n }] = await trx('webhook_endpoints').where('tenant_id', tenantId).count({ n: '*' });
     if (Number(n) >= limit) throw new LimitReachedError(limit);
     try {
-      await trx('webhook_endpoint_counts').insert({ tenant_id: tenantId, endpoints: Number(n) + 1 });
+      await trx('webhook_endpoint_counts').insert({
+        tenant_id: tenantId,
+        endpoints: Number(n) + 1,
+      });
     } catch (error) {
       // Another registration made the count meanwhile: run again, to take a place in it.
       throw isDuplicateKey(error) ? new WriteConflictError() : error;
@@ -103,7 +107,12 @@ export function webhookEndpointsRepository(knex: Knex) {
 
   return translatingErrors({
     /** Registers the endpoint if the tenant has fewer than `limit`; LimitReachedError otherwise. */
-    async create(tenantId: string, endpoint: NewWebhookEndpoint, limit: number, { trx }: WriteContext): Promise<WebhookEndpointWithSecret> {
+    async create(
+      tenantId: string,
+      endpoint: NewWebhookEndpoint,
+      limit: number,
+      { trx }: WriteContext,
+    ): Promise<WebhookEndpointWithSecret> {
       await takePlace(trx, tenantId, limit);
       const now = nowForDb();
       const row: WebhookEndpointRow = {
@@ -128,11 +137,18 @@ export function webhookEndpointsRepository(knex: Knex) {
     },
 
     async find(tenantId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
-      const row: WebhookEndpointRow | undefined = await ofTenant(knex, tenantId, endpointId).first();
+      const row: WebhookEndpointRow | undefined = await ofTenant(
+        knex,
+        tenantId,
+        endpointId,
+      ).first();
       return row && toEndpoint(row);
     },
 
-    async list(tenantId: string, page: { limit: number; cursor?: string }): Promise<WebhookEndpointPage> {
+    async list(
+      tenantId: string,
+      page: { limit: number; cursor?: string },
+    ): Promise<WebhookEndpointPage> {
       const { rows, nextCursor } = await selectPage<WebhookEndpointRow>({
         db: knex,
         table: 'webhook_endpoints',
@@ -149,15 +165,22 @@ export function webhookEndpointsRepository(knex: Knex) {
      * `by_client` (an endpoint already disabled keeps its reason); enabling clears the reason
      * and the run of failures, so what is still pending is sent again.
      */
-    async update(tenantId: string, endpointId: string, changes: WebhookEndpointUpdate, { trx }: WriteContext): Promise<WebhookEndpoint | undefined> {
+    async update(
+      tenantId: string,
+      endpointId: string,
+      changes: WebhookEndpointUpdate,
+      { trx }: WriteContext,
+    ): Promise<WebhookEndpoint | undefined> {
       const row: WebhookEndpointRow | undefined = await ofTenant(trx, tenantId, endpointId).first();
       if (row === undefined) return undefined;
       const columns: Partial<WebhookEndpointRow> = { updated_at: nowForDb() };
       if (changes.url !== undefined) columns.url = changes.url;
       if (changes.event_types !== undefined) columns.event_types = storedTypes(changes.event_types);
       if (changes.description !== undefined) columns.description = changes.description;
-      if (changes.enabled === false && row.enabled) Object.assign(columns, { enabled: false, disabled_reason: 'by_client' });
-      if (changes.enabled === true && !row.enabled) Object.assign(columns, { enabled: true, disabled_reason: null, failing_since: null });
+      if (changes.enabled === false && row.enabled)
+        Object.assign(columns, { enabled: false, disabled_reason: 'by_client' });
+      if (changes.enabled === true && !row.enabled)
+        Object.assign(columns, { enabled: true, disabled_reason: null, failing_since: null });
       // Only the columns the change names are written: a delivery's outcome may disable the
       // endpoint meanwhile, and a change of its description must not enable it again.
       await ofTenant(trx, tenantId, endpointId).update(columns);
@@ -172,7 +195,10 @@ export function webhookEndpointsRepository(knex: Knex) {
      */
     async remove(tenantId: string, endpointId: string, { trx }: WriteContext): Promise<boolean> {
       if ((await ofTenant(trx, tenantId, endpointId).delete()) === 0) return false;
-      await trx('webhook_endpoint_counts').where('tenant_id', tenantId).where('endpoints', '>', 0).decrement('endpoints', 1);
+      await trx('webhook_endpoint_counts')
+        .where('tenant_id', tenantId)
+        .where('endpoints', '>', 0)
+        .decrement('endpoints', 1);
       return true;
     },
 
@@ -180,7 +206,12 @@ export function webhookEndpointsRepository(knex: Knex) {
      * Makes `secret` the endpoint's secret; the one before it keeps signing for 24 hours, and an
      * older one stops at once. False when the tenant has no such endpoint.
      */
-    async rotateSecret(tenantId: string, endpointId: string, secret: string, { trx }: WriteContext): Promise<boolean> {
+    async rotateSecret(
+      tenantId: string,
+      endpointId: string,
+      secret: string,
+      { trx }: WriteContext,
+    ): Promise<boolean> {
       const now = Date.now();
       // Assignments in this order: MySQL evaluates them left to right, so previous_secret takes
       // the secret before this statement (SQLite reads every right-hand side from the old row).

@@ -54,12 +54,21 @@ export function startEventNumbering(
     if (now === holding) return;
     holding = now;
     metrics.lease(now);
-    logger.info({ holder: lease.holder, lease: lease.name }, now ? 'event numbering lease gained: this instance numbers events' : `event numbering lease lost: ${why}`);
+    logger.info(
+      { holder: lease.holder, lease: lease.name },
+      now
+        ? 'event numbering lease gained: this instance numbers events'
+        : `event numbering lease lost: ${why}`,
+    );
   };
 
   const numberAll = async () => {
     for (;;) {
-      const result = await repositories.events.numberPending(lease, repositories.leases.renewWithin, batchSize);
+      const result = await repositories.events.numberPending(
+        lease,
+        repositories.leases.renewWithin,
+        batchSize,
+      );
       if (result === undefined) return leaseHeld(false, 'another instance took it over');
       if (result.numbered > 0) {
         metrics.numbered(result.createdAtMs);
@@ -83,7 +92,10 @@ export function startEventNumbering(
     }
   };
 
-  const cycles = repeatCycle(cycle, { gatherMs, pollMs: () => (holding ? holderPollMs : standbyPollMs) });
+  const cycles = repeatCycle(cycle, {
+    gatherMs,
+    pollMs: () => (holding ? holderPollMs : standbyPollMs),
+  });
 
   return {
     poke() {

@@ -23,11 +23,15 @@ export function sharedRead(rows: EventRow[], last: number, bound: number): Share
   return { rows, last, complete, parsed: new Map() };
 }
 
-export function pageFromRows(read: SharedRead, query: FeedQuery & { after: number }): FeedPage | undefined {
+export function pageFromRows(
+  read: SharedRead,
+  query: FeedQuery & { after: number },
+): FeedPage | undefined {
   const { after } = query;
   const start = read.rows.findIndex((row) => Number(row.sequence) > after);
   // Sequences have no gaps: a missing next one was removed by retention, which only the feed's own read answers rightly (410).
-  if (after < read.last && (start === -1 || Number(read.rows[start].sequence) !== after + 1)) return undefined;
+  if (after < read.last && (start === -1 || Number(read.rows[start].sequence) !== after + 1))
+    return undefined;
   const matching: EventRow[] = [];
   for (let i = start; i !== -1 && i < read.rows.length && matching.length <= query.limit; i++) {
     const row = read.rows[i];
@@ -43,5 +47,9 @@ export function pageFromRows(read: SharedRead, query: FeedQuery & { after: numbe
     if (event === undefined) read.parsed.set(row, (event = toEvent(row)));
     return event;
   });
-  return { events, position: hasMore ? Number(matching[fitting - 1].sequence) : Math.max(after, read.last), hasMore };
+  return {
+    events,
+    position: hasMore ? Number(matching[fitting - 1].sequence) : Math.max(after, read.last),
+    hasMore,
+  };
 }

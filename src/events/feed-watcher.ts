@@ -68,7 +68,10 @@ const sharedReadBound = 500;
 /** A tenant nobody waits on is remembered this long (the longest wait), for the polls its consumers send next. */
 const rememberMs = 30_000;
 
-export function startFeedWatcher(repositories: Repositories, options: { logger: Logger; metrics: EventMetrics; perKey: number; perTenant: number }): FeedWatcher {
+export function startFeedWatcher(
+  repositories: Repositories,
+  options: { logger: Logger; metrics: EventMetrics; perKey: number; perTenant: number },
+): FeedWatcher {
   const { events } = repositories;
   const tenants = new Map<string, Tenant>();
   const pollsPerKey = new Map<string, number>();
@@ -77,7 +80,17 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
 
   const tenant = (tenantId: string): Tenant => {
     let entry = tenants.get(tenantId);
-    if (entry === undefined) tenants.set(tenantId, (entry = { waiters: new Set(), last: 0, known: false, touchedAt: Date.now(), reading: false }));
+    if (entry === undefined)
+      tenants.set(
+        tenantId,
+        (entry = {
+          waiters: new Set(),
+          last: 0,
+          known: false,
+          touchedAt: Date.now(),
+          reading: false,
+        }),
+      );
     return entry;
   };
 
@@ -89,25 +102,36 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
     entry.reading = true;
     const last = entry.last;
     // No further back than the bound: a poll far behind the others reads on its own rather than leave them unserved.
-    const from = Math.max(Math.min(...behind.map((waiter) => waiter.page.position)), last - sharedReadBound);
+    const from = Math.max(
+      Math.min(...behind.map((waiter) => waiter.page.position)),
+      last - sharedReadBound,
+    );
     let failed = false;
     events
       .rowsAfter(tenantId, from, last, sharedReadBound)
-      .then(async (rows) => {
-        const read = sharedRead(rows, last, sharedReadBound);
-        await Promise.all(
-          behind.map(async (waiter) => {
-            const query = { ...waiter.query, after: waiter.page.position };
-            const page = pageFromRows(read, query) ?? (await events.page(tenantId, query));
-            if (!entry.waiters.has(waiter)) return;
-            if (page.events.length > 0) waiter.answer(page);
-            else waiter.page = page;
-          }).map((served, i) => served.catch((error: unknown) => behind[i].fail(error))),
-        );
-      }, (error: unknown) => {
-        failed = true;
-        options.logger.warn({ err: error }, 'reading the event feed for waiting polls failed; trying again at the next look');
-      })
+      .then(
+        async (rows) => {
+          const read = sharedRead(rows, last, sharedReadBound);
+          await Promise.all(
+            behind
+              .map(async (waiter) => {
+                const query = { ...waiter.query, after: waiter.page.position };
+                const page = pageFromRows(read, query) ?? (await events.page(tenantId, query));
+                if (!entry.waiters.has(waiter)) return;
+                if (page.events.length > 0) waiter.answer(page);
+                else waiter.page = page;
+              })
+              .map((served, i) => served.catch((error: unknown) => behind[i].fail(error))),
+          );
+        },
+        (error: unknown) => {
+          failed = true;
+          options.logger.warn(
+            { err: error },
+            'reading the event feed for waiting polls failed; trying again at the next look',
+          );
+        },
+      )
       .finally(() => {
         entry.reading = false;
         // Polls that joined meanwhile are served now; after a failure, at the watcher's next look, not in a loop.
@@ -138,11 +162,15 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
     polling = true;
     events
       .lastSequences(waitedOn)
-      .then((found) => {
-        // A tenant with nothing numbered yet has no row: its last sequence is 0.
-        for (const tenantId of waitedOn) if (!found.has(tenantId)) found.set(tenantId, 0);
-        announce(found);
-      }, (error: unknown) => options.logger.warn({ err: error }, 'watching the event feed failed; trying again'))
+      .then(
+        (found) => {
+          // A tenant with nothing numbered yet has no row: its last sequence is 0.
+          for (const tenantId of waitedOn) if (!found.has(tenantId)) found.set(tenantId, 0);
+          announce(found);
+        },
+        (error: unknown) =>
+          options.logger.warn({ err: error }, 'watching the event feed failed; trying again'),
+      )
       .finally(() => {
         polling = false;
       });
@@ -158,14 +186,16 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
     enter({ keyId, tenantId }) {
       if (stopped) return undefined;
       if (options.perKey > 0 && (pollsPerKey.get(keyId) ?? 0) >= options.perKey) return undefined;
-      if (options.perTenant > 0 && (pollsPerTenant.get(tenantId) ?? 0) >= options.perTenant) return undefined;
+      if (options.perTenant > 0 && (pollsPerTenant.get(tenantId) ?? 0) >= options.perTenant)
+        return undefined;
       count(pollsPerKey, keyId, 1);
       count(pollsPerTenant, tenantId, 1);
       let left = false;
       return {
         fromKnown(after) {
           const entry = tenants.get(tenantId);
-          if (after === undefined || entry === undefined || !entry.known || after > entry.last) return undefined;
+          if (after === undefined || entry === undefined || !entry.known || after > entry.last)
+            return undefined;
           return { events: [], position: after, hasMore: false };
         },
         next(page, query, timeoutMs) {
@@ -208,7 +238,8 @@ export function startFeedWatcher(repositories: Repositories, options: { logger: 
     stop() {
       stopped = true;
       clearInterval(timer);
-      for (const entry of tenants.values()) for (const waiter of [...entry.waiters]) waiter.answer(waiter.page);
+      for (const entry of tenants.values())
+        for (const waiter of [...entry.waiters]) waiter.answer(waiter.page);
     },
   };
 }

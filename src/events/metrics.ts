@@ -17,21 +17,33 @@ export interface EventMetrics {
   longPolls(change: 1 | -1): void;
 }
 
-export function createEventMetrics(registry: Registry, repositories: Repositories, options: { logger: Logger; scrapeTimeoutMs: number }): EventMetrics {
+export function createEventMetrics(
+  registry: Registry,
+  repositories: Repositories,
+  options: { logger: Logger; scrapeTimeoutMs: number },
+): EventMetrics {
   const lag = new Histogram({
     name: 'event_numbering_lag_seconds',
     help: "Time from an event's change committing to the event getting its number.",
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  const held = new Gauge({ name: 'event_numbering_lease_held', help: 'Whether this instance holds the event numbering lease (1) or not (0): one instance of all should.', registers: [registry] });
+  const held = new Gauge({
+    name: 'event_numbering_lease_held',
+    help: 'Whether this instance holds the event numbering lease (1) or not (0): one instance of all should.',
+    registers: [registry],
+  });
   const changes = new Counter({
     name: 'event_numbering_lease_changes_total',
     help: 'Times this instance gained or lost the event numbering lease (lost: another instance took it, or this one let it go stopping).',
     labelNames: ['change'],
     registers: [registry],
   });
-  const waiting = new Gauge({ name: 'events_long_polls_waiting', help: 'Event feed long polls (wait) held on this instance now.', registers: [registry] });
+  const waiting = new Gauge({
+    name: 'events_long_polls_waiting',
+    help: 'Event feed long polls (wait) held on this instance now.',
+    registers: [registry],
+  });
   for (const change of ['gained', 'lost']) changes.labels(change).inc(0);
   held.set(0);
   gaugeCountedOnScrape(registry, {

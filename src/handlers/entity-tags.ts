@@ -13,7 +13,9 @@ export function entityTag(version: number): string {
 const tag = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
 /** `*`, or a list of one or more entity tags; a list may hold empty elements, which RFC 9110 has recipients ignore. */
 const anyTag = /^[ \t]*\*[ \t]*$/;
-const tagList = new RegExp(`^[ \\t]*(?:,[ \\t]*)*${tag}(?:[ \\t]*,(?:[ \\t]*,)*[ \\t]*${tag})*(?:[ \\t]*,)*[ \\t]*$`);
+const tagList = new RegExp(
+  `^[ \\t]*(?:,[ \\t]*)*${tag}(?:[ \\t]*,(?:[ \\t]*,)*[ \\t]*${tag})*(?:[ \\t]*,)*[ \\t]*$`,
+);
 
 /**
  * Refuses an If-Match or If-None-Match that is neither `*` nor a list of quoted entity tags
@@ -23,7 +25,11 @@ export function refuseMalformedConditions(headers: Record<string, string | undef
   for (const name of ['If-Match', 'If-None-Match']) {
     const value = headers[name];
     if (value !== undefined && !anyTag.test(value) && !tagList.test(value)) {
-      throw new InvalidParameterError('header', name, 'must be * or a comma-separated list of quoted entity tags, such as "3" or W/"3"');
+      throw new InvalidParameterError(
+        'header',
+        name,
+        'must be * or a comma-separated list of quoted entity tags, such as "3" or W/"3"',
+      );
     }
   }
 }
@@ -48,5 +54,8 @@ export function versionsAccepted(ifMatch: string | undefined): VersionCondition 
 export function stillCurrent(ifNoneMatch: string | undefined, version: number): boolean {
   if (ifNoneMatch === undefined) return false;
   const current = entityTag(version);
-  return ifNoneMatch.trim() === '*' || tagsIn(ifNoneMatch).some((tag) => tag.replace(/^W\//, '') === current);
+  return (
+    ifNoneMatch.trim() === '*' ||
+    tagsIn(ifNoneMatch).some((tag) => tag.replace(/^W\//, '') === current)
+  );
 }

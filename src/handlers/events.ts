@@ -14,7 +14,12 @@ export function eventHandlers({ events }: Repositories, feed: FeedWatcher) {
    */
   const listEvents: OperationHandler<'listEvents'> = async ({ principal, query }) => {
     const { cursor, from, limit, type, project_id, wait } = query as FeedQuery;
-    if (from !== undefined && cursor !== undefined) throw new InvalidParameterError('query', 'from', 'cannot be given with cursor: from says where to start when there is no cursor');
+    if (from !== undefined && cursor !== undefined)
+      throw new InvalidParameterError(
+        'query',
+        'from',
+        'cannot be given with cursor: from says where to start when there is no cursor',
+      );
     const filter = { limit, types: type && [...new Set(type)], projectId: project_id };
     const deadline = Date.now() + wait * 1000;
     const after = cursor === undefined ? undefined : decodeEventCursor(cursor);
@@ -23,9 +28,18 @@ export function eventHandlers({ events }: Repositories, feed: FeedWatcher) {
       let page: FeedPage =
         from === 'latest'
           ? { events: [], position: await events.latest(principal.tenantId), hasMore: false }
-          : (poll?.fromKnown(after) ?? (await events.page(principal.tenantId, { ...filter, after })));
-      if (poll && page.events.length === 0 && Date.now() < deadline) page = await poll.next(page, filter, deadline - Date.now());
-      return { status: 200, body: { data: page.events, next_cursor: encodeEventCursor(page.position), has_more: page.hasMore } };
+          : (poll?.fromKnown(after) ??
+            (await events.page(principal.tenantId, { ...filter, after })));
+      if (poll && page.events.length === 0 && Date.now() < deadline)
+        page = await poll.next(page, filter, deadline - Date.now());
+      return {
+        status: 200,
+        body: {
+          data: page.events,
+          next_cursor: encodeEventCursor(page.position),
+          has_more: page.hasMore,
+        },
+      };
     } finally {
       poll?.leave();
     }

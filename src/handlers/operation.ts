@@ -16,9 +16,11 @@ type PathParams<K extends OperationId> = Operation<K>['parameters']['path'];
 type HeaderParams<K extends OperationId> = NonNullable<Operation<K>['parameters']['header']>;
 /** Query parameters; those with a default in the document arrive filled in by validation. */
 type QueryParams<K extends OperationId> = NonNullable<Operation<K>['parameters']['query']>;
-type RequestBody<K extends OperationId> = Operation<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : undefined;
+type RequestBody<K extends OperationId> =
+  Operation<K> extends { requestBody: infer R } ? JsonContent<NonNullable<R>> : undefined;
 
-type SuccessStatusOf<K extends OperationId> = keyof Operation<K>['responses'] & (200 | 201 | 202 | 204);
+type SuccessStatusOf<K extends OperationId> = keyof Operation<K>['responses'] &
+  (200 | 201 | 202 | 204);
 /** A reply; `version` of a single resource becomes its ETag. */
 type ReplyWith<R, S> = [JsonContent<R>] extends [never]
   ? { status: S }
@@ -52,14 +54,18 @@ export interface OperationInput<K extends OperationId> {
   write: K extends WriteOperationId ? WriteContext : undefined;
 }
 
-export type OperationHandler<K extends OperationId> = (input: OperationInput<K>) => Promise<Reply<K>>;
+export type OperationHandler<K extends OperationId> = (
+  input: OperationInput<K>,
+) => Promise<Reply<K>>;
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
 
 /**
  * A check of a change made before its transaction opens, for what may wait on the network (a
  * DNS lookup) and must hold no database connection meanwhile; it throws to refuse the change.
  */
-export type OperationCheck<K extends OperationId> = (input: Omit<OperationInput<K>, 'write'>) => Promise<void>;
+export type OperationCheck<K extends OperationId> = (
+  input: Omit<OperationInput<K>, 'write'>,
+) => Promise<void>;
 export type OperationChecks = { [K in OperationId]?: OperationCheck<K> };
 
 /** Marks query parameters that the document gives a default, so validation always fills them. */

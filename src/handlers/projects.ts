@@ -8,7 +8,11 @@ type ListQuery = Defaulted<OperationInput<'listProjects'>['query'], 'limit'>;
 
 export function projectHandlers({ projects }: Repositories) {
   const createProject: OperationHandler<'createProject'> = async ({ principal, body, write }) => {
-    const project = await projects.create(principal.tenantId, { name: body.name, description: body.description ?? '' }, write);
+    const project = await projects.create(
+      principal.tenantId,
+      { name: body.name, description: body.description ?? '' },
+      write,
+    );
     return { ...replyWith(201, project), location: `/v1/projects/${project.value.project_id}` };
   };
 
@@ -18,15 +22,42 @@ export function projectHandlers({ projects }: Repositories) {
   });
 
   const getProject: OperationHandler<'getProject'> = async ({ principal, path }) =>
-    replyWith(200, found(await projects.find(principal.tenantId, path.project_id), 'project', path.project_id));
+    replyWith(
+      200,
+      found(await projects.find(principal.tenantId, path.project_id), 'project', path.project_id),
+    );
 
-  const updateProject: OperationHandler<'updateProject'> = async ({ principal, path, headers, body, write }) => {
-    const project = await projects.update(principal.tenantId, path.project_id, body, versionsAccepted(headers['If-Match']), write);
+  const updateProject: OperationHandler<'updateProject'> = async ({
+    principal,
+    path,
+    headers,
+    body,
+    write,
+  }) => {
+    const project = await projects.update(
+      principal.tenantId,
+      path.project_id,
+      body,
+      versionsAccepted(headers['If-Match']),
+      write,
+    );
     return replyWith(200, found(project, 'project', path.project_id));
   };
 
-  const deleteProject: OperationHandler<'deleteProject'> = async ({ principal, path, headers, write }) => {
-    if (!(await projects.remove(principal.tenantId, path.project_id, versionsAccepted(headers['If-Match']), write))) {
+  const deleteProject: OperationHandler<'deleteProject'> = async ({
+    principal,
+    path,
+    headers,
+    write,
+  }) => {
+    if (
+      !(await projects.remove(
+        principal.tenantId,
+        path.project_id,
+        versionsAccepted(headers['If-Match']),
+        write,
+      ))
+    ) {
       throw new NotFoundError('project', path.project_id);
     }
     return { status: 204 };

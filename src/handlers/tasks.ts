@@ -15,21 +15,53 @@ export function taskHandlers({ tasks }: Repositories) {
   const getTask: OperationHandler<'getTask'> = async ({ principal, path }) =>
     replyWith(200, found(await tasks.find(principal.tenantId, path.task_id), 'task', path.task_id));
 
-  const updateTask: OperationHandler<'updateTask'> = async ({ principal, path, headers, body, write }) => {
-    const task = await tasks.update(principal.tenantId, path.task_id, body, versionsAccepted(headers['If-Match']), write);
+  const updateTask: OperationHandler<'updateTask'> = async ({
+    principal,
+    path,
+    headers,
+    body,
+    write,
+  }) => {
+    const task = await tasks.update(
+      principal.tenantId,
+      path.task_id,
+      body,
+      versionsAccepted(headers['If-Match']),
+      write,
+    );
     return replyWith(200, found(task, 'task', path.task_id));
   };
 
-  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path, headers, write }) => {
-    if (!(await tasks.remove(principal.tenantId, path.task_id, versionsAccepted(headers['If-Match']), write))) {
+  const deleteTask: OperationHandler<'deleteTask'> = async ({
+    principal,
+    path,
+    headers,
+    write,
+  }) => {
+    if (
+      !(await tasks.remove(
+        principal.tenantId,
+        path.task_id,
+        versionsAccepted(headers['If-Match']),
+        write,
+      ))
+    ) {
       throw new NotFoundError('task', path.task_id);
     }
     return { status: 204 };
   };
 
-  const listProjectTasks: OperationHandler<'listProjectTasks'> = async ({ principal, path, query }) => ({
+  const listProjectTasks: OperationHandler<'listProjectTasks'> = async ({
+    principal,
+    path,
+    query,
+  }) => ({
     status: 200,
-    body: found(await tasks.listForProject(principal.tenantId, path.project_id, query as ListQuery), 'project', path.project_id),
+    body: found(
+      await tasks.listForProject(principal.tenantId, path.project_id, query as ListQuery),
+      'project',
+      path.project_id,
+    ),
   });
 
   return { createTask, getTask, updateTask, deleteTask, listProjectTasks };

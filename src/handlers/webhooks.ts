@@ -9,51 +9,129 @@ type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
 
 /** `endpointsPerTenant`: the most endpoints, enabled or not, one tenant may have. */
-export function webhookHandlers({ webhookEndpoints, webhookDeliveries }: Repositories, { endpointsPerTenant }: { endpointsPerTenant: number }) {
-  const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({ principal, body, write }) => {
+export function webhookHandlers(
+  { webhookEndpoints, webhookDeliveries }: Repositories,
+  { endpointsPerTenant }: { endpointsPerTenant: number },
+) {
+  const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({
+    principal,
+    body,
+    write,
+  }) => {
     const endpoint = await webhookEndpoints.create(
       principal.tenantId,
-      { url: body.url, eventTypes: body.event_types ?? null, description: body.description ?? '', secret: newSecret() },
+      {
+        url: body.url,
+        eventTypes: body.event_types ?? null,
+        description: body.description ?? '',
+        secret: newSecret(),
+      },
       endpointsPerTenant,
       write,
     );
-    return { status: 201, body: endpoint, location: `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}` };
+    return {
+      status: 201,
+      body: endpoint,
+      location: `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
+    };
   };
 
-  const listWebhookEndpoints: OperationHandler<'listWebhookEndpoints'> = async ({ principal, query }) => ({
+  const listWebhookEndpoints: OperationHandler<'listWebhookEndpoints'> = async ({
+    principal,
+    query,
+  }) => ({
     status: 200,
     body: await webhookEndpoints.list(principal.tenantId, query as EndpointListQuery),
   });
 
-  const getWebhookEndpoint: OperationHandler<'getWebhookEndpoint'> = async ({ principal, path }) => ({
+  const getWebhookEndpoint: OperationHandler<'getWebhookEndpoint'> = async ({
+    principal,
+    path,
+  }) => ({
     status: 200,
-    body: found(await webhookEndpoints.find(principal.tenantId, path.webhook_endpoint_id), 'webhook endpoint', path.webhook_endpoint_id),
+    body: found(
+      await webhookEndpoints.find(principal.tenantId, path.webhook_endpoint_id),
+      'webhook endpoint',
+      path.webhook_endpoint_id,
+    ),
   });
 
-  const updateWebhookEndpoint: OperationHandler<'updateWebhookEndpoint'> = async ({ principal, path, body, write }) => ({
+  const updateWebhookEndpoint: OperationHandler<'updateWebhookEndpoint'> = async ({
+    principal,
+    path,
+    body,
+    write,
+  }) => ({
     status: 200,
-    body: found(await webhookEndpoints.update(principal.tenantId, path.webhook_endpoint_id, body, write), 'webhook endpoint', path.webhook_endpoint_id),
+    body: found(
+      await webhookEndpoints.update(principal.tenantId, path.webhook_endpoint_id, body, write),
+      'webhook endpoint',
+      path.webhook_endpoint_id,
+    ),
   });
 
-  const deleteWebhookEndpoint: OperationHandler<'deleteWebhookEndpoint'> = async ({ principal, path, write }) => {
-    if (!(await webhookEndpoints.remove(principal.tenantId, path.webhook_endpoint_id, write))) throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
+  const deleteWebhookEndpoint: OperationHandler<'deleteWebhookEndpoint'> = async ({
+    principal,
+    path,
+    write,
+  }) => {
+    if (!(await webhookEndpoints.remove(principal.tenantId, path.webhook_endpoint_id, write)))
+      throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
     return { status: 204 };
   };
 
-  const rotateWebhookEndpointSecret: OperationHandler<'rotateWebhookEndpointSecret'> = async ({ principal, path, write }) => {
+  const rotateWebhookEndpointSecret: OperationHandler<'rotateWebhookEndpointSecret'> = async ({
+    principal,
+    path,
+    write,
+  }) => {
     const secret = newSecret();
-    if (!(await webhookEndpoints.rotateSecret(principal.tenantId, path.webhook_endpoint_id, secret, write))) throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
+    if (
+      !(await webhookEndpoints.rotateSecret(
+        principal.tenantId,
+        path.webhook_endpoint_id,
+        secret,
+        write,
+      ))
+    )
+      throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
     return { status: 200, body: { secret } };
   };
 
-  const listWebhookDeliveries: OperationHandler<'listWebhookDeliveries'> = async ({ principal, path, query }) => ({
+  const listWebhookDeliveries: OperationHandler<'listWebhookDeliveries'> = async ({
+    principal,
+    path,
+    query,
+  }) => ({
     status: 200,
-    body: found(await webhookDeliveries.list(principal.tenantId, path.webhook_endpoint_id, query as DeliveryListQuery), 'webhook endpoint', path.webhook_endpoint_id),
+    body: found(
+      await webhookDeliveries.list(
+        principal.tenantId,
+        path.webhook_endpoint_id,
+        query as DeliveryListQuery,
+      ),
+      'webhook endpoint',
+      path.webhook_endpoint_id,
+    ),
   });
 
-  const createWebhookDelivery: OperationHandler<'createWebhookDelivery'> = async ({ principal, path, body, write }) => ({
+  const createWebhookDelivery: OperationHandler<'createWebhookDelivery'> = async ({
+    principal,
+    path,
+    body,
+    write,
+  }) => ({
     status: 202,
-    body: found(await webhookDeliveries.redeliver(principal.tenantId, path.webhook_endpoint_id, body.event_id, write), 'webhook endpoint', path.webhook_endpoint_id),
+    body: found(
+      await webhookDeliveries.redeliver(
+        principal.tenantId,
+        path.webhook_endpoint_id,
+        body.event_id,
+        write,
+      ),
+      'webhook endpoint',
+      path.webhook_endpoint_id,
+    ),
   });
 
   return {

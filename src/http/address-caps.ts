@@ -33,7 +33,11 @@ function addressCounts(cap: number) {
 }
 
 /** Closes each connection past `perAddress` from one address, proxies' excepted; 0: no cap. */
-export function capConnectionsPerAddress(server: http.Server, perAddress: number, trustsProxy: TrustsProxy): void {
+export function capConnectionsPerAddress(
+  server: http.Server,
+  perAddress: number,
+  trustsProxy: TrustsProxy,
+): void {
   if (perAddress === 0) return;
   const connections = addressCounts(perAddress);
   // Ahead of the HTTP server's own listener: a refused socket is closed before a parser is set up for it.
@@ -55,11 +59,20 @@ export function capConnectionsPerAddress(server: http.Server, perAddress: number
  */
 export function requestsInProgressPerClient(perAddress: number) {
   const requests = addressCounts(perAddress);
-  return (req: http.IncomingMessage, res: http.ServerResponse, clientAddress: string, trustsProxy: TrustsProxy): void => {
+  return (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    clientAddress: string,
+    trustsProxy: TrustsProxy,
+  ): void => {
     const socketAddress = req.socket.remoteAddress;
     if (perAddress === 0 || socketAddress === undefined || !trustsProxy(socketAddress, 0)) return;
     if (!requests.take(clientAddress)) {
-      throw new ProblemError('rate-limited', `This client address has ${perAddress} requests in progress, as many as one address may; try again once one has answered.`, { headers: { 'Retry-After': '1' } });
+      throw new ProblemError(
+        'rate-limited',
+        `This client address has ${perAddress} requests in progress, as many as one address may; try again once one has answered.`,
+        { headers: { 'Retry-After': '1' } },
+      );
     }
     res.once('close', () => requests.give(clientAddress));
   };

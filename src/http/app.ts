@@ -20,7 +20,11 @@ import type { OperationRouter } from './operation-router';
 import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { problemFor } from './problems';
-import { capConnectionsPerAddress, requestsInProgressPerClient, type TrustsProxy } from './address-caps';
+import {
+  capConnectionsPerAddress,
+  requestsInProgressPerClient,
+  type TrustsProxy,
+} from './address-caps';
 import { requestClasses } from './shims/express-prototypes';
 
 /** Request bodies are at most 64 KiB (the document's 413). */
@@ -36,10 +40,24 @@ function refuseMalformedPath(path: string): void {
 }
 
 /** Response headers a browser client may read, when CORS lets one in: every header the document gives a response. */
-const exposedHeaders = ['Location', 'ETag', 'X-Request-Id', 'WWW-Authenticate', 'Allow', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'];
+const exposedHeaders = [
+  'Location',
+  'ETag',
+  'X-Request-Id',
+  'WWW-Authenticate',
+  'Allow',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Idempotent-Replayed',
+];
 
 /** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
-function runMiddleware(middleware: express.RequestHandler, req: Request, res: Response): Promise<void> {
+function runMiddleware(
+  middleware: express.RequestHandler,
+  req: Request,
+  res: Response,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
   });
@@ -50,7 +68,9 @@ function runMiddleware(middleware: express.RequestHandler, req: Request, res: Re
  * service closes the connection rather than reading on to reach the next request.
  */
 function bodyPending(req: Request): boolean {
-  const declared = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
+  const declared =
+    req.headers['transfer-encoding'] !== undefined ||
+    (req.headers['content-length'] ?? '0') !== '0';
   return declared && !req.complete;
 }
 
@@ -70,7 +90,19 @@ interface AppOptions {
   countRequest?: CountRequest;
 }
 
-export function createApp({ document, api, knex, logger, metrics, corsOrigins, trustProxy, slowReaderTimeoutSeconds, maxConnectionsPerAddress, shutdown, countRequest }: AppOptions): express.Express {
+export function createApp({
+  document,
+  api,
+  knex,
+  logger,
+  metrics,
+  corsOrigins,
+  trustProxy,
+  slowReaderTimeoutSeconds,
+  maxConnectionsPerAddress,
+  shutdown,
+  countRequest,
+}: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Express's ETag is a weak hash of every body; the API's ETags are the resources' versions.
@@ -91,7 +123,12 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
   app.use(helmet());
   if (corsOrigins.length > 0) app.use(cors({ origin: corsOrigins, exposedHeaders, maxAge: 600 }));
 
-  const send = (res: Response, reply: HttpReply) => sendReply(res, reply, api.writeBody(reply, (res.locals.facts as RequestFacts).operationId, res.locals.requestId));
+  const send = (res: Response, reply: HttpReply) =>
+    sendReply(
+      res,
+      reply,
+      api.writeBody(reply, (res.locals.facts as RequestFacts).operationId, res.locals.requestId),
+    );
 
   // Where a person or a crawler who finds the service's address goes next; the same from /v1.
   const serviceIndex = JSON.stringify({
@@ -132,10 +169,12 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
   const readRawBody = express.raw({ type: jsonMediaTypes, limit: bodyLimitBytes });
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
-    if (reply.status === 500) logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
+    if (reply.status === 500)
+      logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
     // What the database said (a lost connection, a timeout, a Galera node outside the primary
     // component), so an outage's 503s can be told apart.
-    else if (error instanceof DatabaseUnavailableError) logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
+    else if (error instanceof DatabaseUnavailableError)
+      logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
     return reply;
   };
   const takeClientPlace = requestsInProgressPerClient(maxConnectionsPerAddress);
@@ -145,11 +184,19 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
     try {
       takeClientPlace(req, res, req.ip ?? '', trustsProxy);
       refuseMalformedPath(req.path);
-      const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: undefined as unknown };
+      const request = {
+        method: req.method,
+        path: req.path,
+        query: req.query as Record<string, string>,
+        headers: req.headers as Record<string, string>,
+        body: undefined as unknown,
+      };
       const exchange: Exchange = {
         facts: res.locals.facts as RequestFacts,
         clientAddress: () => req.ip ?? '',
-        countRequest: countRequest ? (keyId) => countRequest(keyId, req, res) : () => Promise.resolve(),
+        countRequest: countRequest
+          ? (keyId) => countRequest(keyId, req, res)
+          : () => Promise.resolve(),
         // Only the methods the document gives bodies read one; on others a body is ignored.
         readBody: async (check) => {
           if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
@@ -170,7 +217,9 @@ export function createApp({ document, api, knex, logger, metrics, corsOrigins, t
     send(res, reply);
   });
   // Errors the routes before the API's pass on (a docs file that cannot be read).
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => send(res, problemReply(res, error)));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    send(res, problemReply(res, error)),
+  );
   return app;
 }
 
@@ -202,6 +251,10 @@ export function httpServerFor(app: express.Express, limits: ConnectionLimits): h
   server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
   // Connections past the cap are closed as they are accepted ('drop'), before costing anything more.
   if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
-  capConnectionsPerAddress(server, limits.maxConnectionsPerAddress, app.get('trust proxy fn') as TrustsProxy);
+  capConnectionsPerAddress(
+    server,
+    limits.maxConnectionsPerAddress,
+    app.get('trust proxy fn') as TrustsProxy,
+  );
   return server;
 }

@@ -33,7 +33,10 @@ export interface FailureGuard {
  * address gets a 429 with nothing looked up.
  */
 export function bearerAuth(apiKeys: ApiKeysRepository, guard?: FailureGuard) {
-  const authenticate = async (keyHash: string | undefined, exchange: Exchange): Promise<Principal | undefined> => {
+  const authenticate = async (
+    keyHash: string | undefined,
+    exchange: Exchange,
+  ): Promise<Principal | undefined> => {
     if (!guard) return keyHash === undefined ? undefined : apiKeys.findActive(keyHash);
     const { failures, knownKeys } = guard;
     if (keyHash !== undefined) {
@@ -49,9 +52,13 @@ export function bearerAuth(apiKeys: ApiKeysRepository, guard?: FailureGuard) {
     }
     const retryAfter = await failures.take(exchange.clientAddress());
     if (retryAfter !== undefined) {
-      throw new ProblemError('rate-limited', `This address has failed authentication ${failures.perMinute} times this minute; retry after ${retryAfter} seconds.`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      throw new ProblemError(
+        'rate-limited',
+        `This address has failed authentication ${failures.perMinute} times this minute; retry after ${retryAfter} seconds.`,
+        {
+          headers: { 'Retry-After': String(retryAfter) },
+        },
+      );
     }
     const principal = keyHash === undefined ? undefined : await apiKeys.findActive(keyHash);
     if (principal) knownKeys.add(keyHash!);
@@ -60,7 +67,8 @@ export function bearerAuth(apiKeys: ApiKeysRepository, guard?: FailureGuard) {
 
   return async (context: Context, exchange: Exchange): Promise<Principal | false> => {
     const token = bearerToken(context);
-    const keyHash = token !== undefined && apiKeyPattern.test(token) ? hashApiKey(token) : undefined;
+    const keyHash =
+      token !== undefined && apiKeyPattern.test(token) ? hashApiKey(token) : undefined;
     const principal = await authenticate(keyHash, exchange);
     if (!principal) return false;
     // Bookkeeping for `apikey list`; a request never waits for it or fails by it.
@@ -76,13 +84,18 @@ export function refuseUnauthenticated(context: Context): never {
   const outcome = context.security?.bearerAuth as { error?: unknown } | undefined;
   if (outcome?.error) throw outcome.error;
   if (context.request.headers['authorization'] === undefined) {
-    throw new ProblemError('unauthenticated', 'This request needs an API key: send Authorization: Bearer <API_KEY>.', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="task-tracker"' },
-    });
+    throw new ProblemError(
+      'unauthenticated',
+      'This request needs an API key: send Authorization: Bearer <API_KEY>.',
+      {
+        headers: { 'WWW-Authenticate': 'Bearer realm="task-tracker"' },
+      },
+    );
   }
   throw new ProblemError('unauthenticated', 'The API key is malformed, unknown or revoked.', {
     headers: {
-      'WWW-Authenticate': 'Bearer realm="task-tracker", error="invalid_token", error_description="The API key is malformed, unknown or revoked."',
+      'WWW-Authenticate':
+        'Bearer realm="task-tracker", error="invalid_token", error_description="The API key is malformed, unknown or revoked."',
     },
   });
 }
@@ -91,10 +104,14 @@ export function requireScope(context: Context): void {
   const needed = (context.operation as { 'x-required-scope'?: ApiKeyScope })['x-required-scope'];
   const principal = context.security?.bearerAuth as Principal;
   if (needed !== undefined && !principal.scopes.includes(needed)) {
-    throw new ProblemError('insufficient-scope', `This operation needs the ${needed} scope; the key has ${principal.scopes.join(', ')}.`, {
-      headers: {
-        'WWW-Authenticate': `Bearer realm="task-tracker", error="insufficient_scope", scope="${needed}"`,
+    throw new ProblemError(
+      'insufficient-scope',
+      `This operation needs the ${needed} scope; the key has ${principal.scopes.join(', ')}.`,
+      {
+        headers: {
+          'WWW-Authenticate': `Bearer realm="task-tracker", error="insufficient_scope", scope="${needed}"`,
+        },
       },
-    });
+    );
   }
 }

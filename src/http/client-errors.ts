@@ -16,19 +16,34 @@ import { problemFor } from './problems';
 function problemOf(error: NodeJS.ErrnoException, server: http.Server): ProblemError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ProblemError('request-timeout', `The request did not arrive in time (headers within ${server.headersTimeout / 1000} s, the whole request within ${server.requestTimeout / 1000} s).`);
+      return new ProblemError(
+        'request-timeout',
+        `The request did not arrive in time (headers within ${server.headersTimeout / 1000} s, the whole request within ${server.requestTimeout / 1000} s).`,
+      );
     case 'HPE_HEADER_OVERFLOW':
-      return new ProblemError('headers-too-large', `The request's headers are over the limit of ${http.maxHeaderSize} bytes.`);
+      return new ProblemError(
+        'headers-too-large',
+        `The request's headers are over the limit of ${http.maxHeaderSize} bytes.`,
+      );
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new ProblemError('payload-too-large', 'The chunk extensions of the request body are too large.');
+      return new ProblemError(
+        'payload-too-large',
+        'The chunk extensions of the request body are too large.',
+      );
     default:
       // llhttp's reason is a short fixed phrase ("Invalid header value char"), never the request's bytes.
-      return new ProblemError('malformed-request', `The request is not valid HTTP: ${(error as { reason?: string }).reason ?? error.message}.`);
+      return new ProblemError(
+        'malformed-request',
+        `The request is not valid HTTP: ${(error as { reason?: string }).reason ?? error.message}.`,
+      );
   }
 }
 
 /** A whole HTTP/1.1 response with a problem body, for a socket Express never saw. */
-function rawProblemResponse(problem: ProblemError, requestId: string): { status: number; bytes: string } {
+function rawProblemResponse(
+  problem: ProblemError,
+  requestId: string,
+): { status: number; bytes: string } {
   const reply = problemFor(problem);
   const body = JSON.stringify({ ...(reply.body as object), request_id: requestId });
   const head = [
@@ -43,14 +58,21 @@ function rawProblemResponse(problem: ProblemError, requestId: string): { status:
   return { status: reply.status, bytes: `${head.join('\r\n')}\r\n\r\n${body}` };
 }
 
-export function answerUnparsableRequests(server: http.Server, logger: Logger, metrics: Metrics): void {
+export function answerUnparsableRequests(
+  server: http.Server,
+  logger: Logger,
+  metrics: Metrics,
+): void {
   // The response in progress on each connection: a problem must not be written into the middle of one.
   const responses = new WeakMap<Duplex, http.ServerResponse>();
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => responses.set(req.socket, res));
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) =>
+    responses.set(req.socket, res),
+  );
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const inProgress = responses.get(socket);
-    const midResponse = inProgress !== undefined && inProgress.headersSent && !inProgress.writableFinished;
+    const midResponse =
+      inProgress !== undefined && inProgress.headersSent && !inProgress.writableFinished;
     if (error.code === 'ECONNRESET' || !socket.writable || midResponse) {
       socket.destroy();
       return;
@@ -60,6 +82,13 @@ export function answerUnparsableRequests(server: http.Server, logger: Logger, me
     const { status, bytes } = rawProblemResponse(problem, requestId);
     socket.end(bytes, () => socket.destroy());
     metrics.observe({ requestId }, status, 0);
-    logger.info({ request_id: requestId, method: null, route: null, operation: null, status, error: error.code ?? null });
+    logger.info({
+      request_id: requestId,
+      method: null,
+      route: null,
+      operation: null,
+      status,
+      error: error.code ?? null,
+    });
   });
 }

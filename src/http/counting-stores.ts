@@ -14,7 +14,11 @@ export interface CountingStores {
   close(): Promise<void>;
 }
 
-export function createCountingStores(options: { redisUrl?: string; redisTimeoutMs: number; logger: Logger }): CountingStores {
+export function createCountingStores(options: {
+  redisUrl?: string;
+  redisTimeoutMs: number;
+  logger: Logger;
+}): CountingStores {
   const { redisUrl, redisTimeoutMs, logger } = options;
   if (redisUrl === undefined) {
     const stores: MemoryStore[] = [];

@@ -54,7 +54,9 @@ export function docsRouter(): express.Router {
   });
   const folder = getAbsoluteFSPath();
   for (const file of Object.values(assets)) {
-    router.get(`/assets/${file}`, (_req, res, next) => res.sendFile(path.join(folder, file), (error) => error && next(error)));
+    router.get(`/assets/${file}`, (_req, res, next) =>
+      res.sendFile(path.join(folder, file), (error) => error && next(error)),
+    );
   }
   return router;
 }

@@ -12,11 +12,13 @@ export interface ContractDocument {
 
 export function loadDocument(): ContractDocument {
   const yaml = fs.readFileSync(openapiDocumentPath, 'utf8');
-  // The YAML parser is loaded only when there is no parse of the build's to use.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on this path only
-  const json = parsedAtBuild(yaml) ?? JSON.stringify((require('yaml') as typeof import('yaml')).parse(yaml));
+  const json = parsedAtBuild(yaml) ?? JSON.stringify(yamlParser().parse(yaml));
   return { definition: JSON.parse(json) as Document, yaml, json };
 }
+
+/** The YAML parser, loaded only when there is no parse of the build's to use. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on this path only
+const yamlParser = () => require('yaml') as typeof import('yaml');
 
 export const yamlHash = (yaml: string) => createHash('sha256').update(yaml).digest('hex');
 

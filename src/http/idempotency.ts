@@ -14,7 +14,9 @@ import type { HttpReply } from './http-reply';
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : 1,
+    );
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -28,14 +30,23 @@ interface KeyedRequest {
   body: unknown;
 }
 
-export async function idempotently(repositories: Repositories, request: KeyedRequest, run: (write: WriteContext) => Promise<HttpReply>): Promise<HttpReply> {
+export async function idempotently(
+  repositories: Repositories,
+  request: KeyedRequest,
+  run: (write: WriteContext) => Promise<HttpReply>,
+): Promise<HttpReply> {
   const { tenantId, key } = request;
-  const fingerprint = createHash('sha256').update(`${request.operationId}\n${canonical(request.body)}`).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(`${request.operationId}\n${canonical(request.body)}`)
+    .digest('hex');
   for (;;) {
     const bound = await repositories.idempotency.find(tenantId, key);
     if (bound !== undefined) {
       if (bound.fingerprint !== fingerprint) {
-        throw new ProblemError('idempotency-key-reused', 'This Idempotency-Key was used with another request body; use a new key for a new request.');
+        throw new ProblemError(
+          'idempotency-key-reused',
+          'This Idempotency-Key was used with another request body; use a new key for a new request.',
+        );
       }
       const { status, headers, body } = bound.response;
       return { status, body, headers: { ...headers, 'Idempotent-Replayed': 'true' } };
@@ -43,7 +54,11 @@ export async function idempotently(repositories: Repositories, request: KeyedReq
     try {
       return await repositories.inTransaction(request.requestId, async (write) => {
         const reply = await run(write);
-        await repositories.idempotency.bind(write.trx, tenantId, key, fingerprint, { status: reply.status, headers: reply.headers, body: reply.body });
+        await repositories.idempotency.bind(write.trx, tenantId, key, fingerprint, {
+          status: reply.status,
+          headers: reply.headers,
+          body: reply.body,
+        });
         return reply;
       });
     } catch (error) {

@@ -25,15 +25,21 @@ const leftBracket = 0x5b;
 export function parseJsonBody(raw: Buffer, check?: BodyTextCheck): unknown {
   // JSON is UTF-8 (RFC 8259), and a decoder would quietly turn bytes that are not into U+FFFD:
   // refuse them instead, so nothing is stored other than as sent.
-  if (!isUtf8(raw)) throw new ProblemError('malformed-json', 'The request body is not valid UTF-8.');
+  if (!isUtf8(raw))
+    throw new ProblemError('malformed-json', 'The request body is not valid UTF-8.');
   if (raw.length === 0) return {};
   let first = 0;
   while (whitespace.has(raw[first])) first++;
   // Only an object or an array is a body; a bare string or number is not what any operation takes.
-  if (raw[first] !== leftBrace && raw[first] !== leftBracket) throw new ProblemError('malformed-json', 'The request body is not valid JSON.');
+  if (raw[first] !== leftBrace && raw[first] !== leftBracket)
+    throw new ProblemError('malformed-json', 'The request body is not valid JSON.');
   const tooDeep = tooDeepAt(raw);
   if (tooDeep !== undefined) {
-    const issue: ValidationIssue = { in: 'body', pointer: clamp(tooDeep, maxPointerLength), message: `is nested more than ${maxDepth} levels deep` };
+    const issue: ValidationIssue = {
+      in: 'body',
+      pointer: clamp(tooDeep, maxPointerLength),
+      message: `is nested more than ${maxDepth} levels deep`,
+    };
     throw new ProblemError('invalid-request', describeIssues([issue]), { errors: [issue] });
   }
   const text = raw.toString('utf8');

@@ -21,7 +21,8 @@ const rightBrace = 0x7d;
 function opensMoreThan(raw: Buffer, count: number): boolean {
   let seen = 0;
   for (const opening of [leftBrace, leftBracket]) {
-    for (let at = raw.indexOf(opening); at !== -1; at = raw.indexOf(opening, at + 1)) if (++seen > count) return true;
+    for (let at = raw.indexOf(opening); at !== -1; at = raw.indexOf(opening, at + 1))
+      if (++seen > count) return true;
   }
   return false;
 }
@@ -62,7 +63,7 @@ export function tooDeepAt(raw: Buffer): string | undefined {
   const keyEnd: number[] = [];
   /** Whether the next string in an object is its key (after `{` or `,`). */
   let expectKey = false;
-  for (let at = 0; at < raw.length; ) {
+  for (let at = 0; at < raw.length;) {
     const c = raw[at];
     if (c === quote) {
       const end = skipString(raw, at);
@@ -94,10 +95,20 @@ export function tooDeepAt(raw: Buffer): string | undefined {
   return undefined;
 }
 
-function pointerTo(raw: Buffer, inObject: boolean[], item: number[], keyStart: number[], keyEnd: number[]): string {
+function pointerTo(
+  raw: Buffer,
+  inObject: boolean[],
+  item: number[],
+  keyStart: number[],
+  keyEnd: number[],
+): string {
   let pointer = '';
   for (let level = 0; level < inObject.length; level++) {
-    const segment = !inObject[level] ? String(item[level]) : keyStart[level] === -1 ? '' : keyText(raw, keyStart[level], keyEnd[level]);
+    const segment = !inObject[level]
+      ? String(item[level])
+      : keyStart[level] === -1
+        ? ''
+        : keyText(raw, keyStart[level], keyEnd[level]);
     pointer += '/' + pointerSegment(segment);
   }
   return pointer;

@@ -36,17 +36,29 @@ const rightBrace = 125;
 const isDigit = (c: number) => c >= zero && c <= nine;
 const isHexDigit = (c: number) => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 /** What may follow a backslash besides `u`: " \ / b f n r t (RFC 8259). */
-const isShortEscape = (c: number) => c === quote || c === backslash || c === slash || c === lowerB || c === lowerF || c === lowerN || c === lowerR || c === lowerT;
+const isShortEscape = (c: number) =>
+  c === quote ||
+  c === backslash ||
+  c === slash ||
+  c === lowerB ||
+  c === lowerF ||
+  c === lowerN ||
+  c === lowerR ||
+  c === lowerT;
 
 /** Past the whitespace from `at`. */
 function skipWhitespace(text: string, at: number): number {
-  for (let c = text.charCodeAt(at); c === space || c === lineFeed || c === carriageReturn || c === tab; c = text.charCodeAt(++at));
+  for (
+    let c = text.charCodeAt(at);
+    c === space || c === lineFeed || c === carriageReturn || c === tab;
+    c = text.charCodeAt(++at)
+  );
   return at;
 }
 
 /** From the opening quote at `at`: past the closing quote, or -1 where the string breaks the grammar. */
 function skipString(text: string, at: number): number {
-  for (at++; at < text.length; ) {
+  for (at++; at < text.length;) {
     const c = text.charCodeAt(at++);
     if (c === quote) return at;
     if (c < space) return -1;
@@ -83,7 +95,8 @@ function skipNumber(text: string, at: number): number {
 
 /** Past `true`, `false` or `null` at `at`, or -1. */
 function skipLiteral(text: string, at: number): number {
-  for (const word of ['true', 'false', 'null']) if (text.startsWith(word, at)) return at + word.length;
+  for (const word of ['true', 'false', 'null'])
+    if (text.startsWith(word, at)) return at + word.length;
   return -1;
 }
 
@@ -134,7 +147,12 @@ export function topLevelFields(text: string): TopLevelFields | undefined {
         }
         continue;
       }
-      at = c === quote ? skipString(text, at) : c === minus || isDigit(c) ? skipNumber(text, at) : skipLiteral(text, at);
+      at =
+        c === quote
+          ? skipString(text, at)
+          : c === minus || isDigit(c)
+            ? skipNumber(text, at)
+            : skipLiteral(text, at);
       if (at === -1) return undefined;
       if (inObject.length === 1) valueEnds.push(at);
       expect = Expect.AfterValue;
@@ -150,7 +168,8 @@ export function topLevelFields(text: string): TopLevelFields | undefined {
       at++;
       expect = Expect.Value;
     } else {
-      if (inObject.length === 0) return at === text.length ? { keys, valueStarts, valueEnds } : undefined;
+      if (inObject.length === 0)
+        return at === text.length ? { keys, valueStarts, valueEnds } : undefined;
       const object = inObject[inObject.length - 1];
       if (c === comma) {
         at++;

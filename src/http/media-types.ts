@@ -14,7 +14,11 @@ function mediaTypeOf(headers: IncomingHttpHeaders): string | undefined {
 function charsetOf(headers: IncomingHttpHeaders): string | undefined {
   for (const parameter of headers['content-type']?.split(';').slice(1) ?? []) {
     const [name, value = ''] = parameter.split('=', 2);
-    if (name.trim().toLowerCase() === 'charset') return value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (name.trim().toLowerCase() === 'charset')
+      return value
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
   }
   return undefined;
 }
@@ -25,7 +29,11 @@ function charsetOf(headers: IncomingHttpHeaders): string | undefined {
  * its bytes.
  */
 export function requireDocumentedMediaType(context: Context): void {
-  const accepted = Object.keys(context.operation.requestBody && 'content' in context.operation.requestBody ? context.operation.requestBody.content : {});
+  const accepted = Object.keys(
+    context.operation.requestBody && 'content' in context.operation.requestBody
+      ? context.operation.requestBody.content
+      : {},
+  );
   if (accepted.length === 0) return;
   const headers = context.request.headers as IncomingHttpHeaders;
   const sent = mediaTypeOf(headers);
@@ -37,6 +45,9 @@ export function requireDocumentedMediaType(context: Context): void {
   }
   const charset = charsetOf(headers);
   if (charset !== undefined && charset !== 'utf-8') {
-    throw new ProblemError('unsupported-media-type', `Request bodies are JSON in UTF-8 only, not charset=${clamp(charset, 100)}.`);
+    throw new ProblemError(
+      'unsupported-media-type',
+      `Request bodies are JSON in UTF-8 only, not charset=${clamp(charset, 100)}.`,
+    );
   }
 }

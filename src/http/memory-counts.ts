@@ -10,6 +10,8 @@ export class MemoryCounts extends MemoryStore {
   override increment(key: string): Promise<ClientRateLimitInfo> {
     const counting = super.increment(key);
     const live = this.current.get(key);
-    return live ? Promise.resolve({ totalHits: live.totalHits, resetTime: live.resetTime }) : counting;
+    return live
+      ? Promise.resolve({ totalHits: live.totalHits, resetTime: live.resetTime })
+      : counting;
   }
 }

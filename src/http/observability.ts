@@ -31,7 +31,15 @@ const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
  * errorForLog says, without the values of a statement that failed.
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino({ level, base: undefined, timestamp: isoTimeByMillisecond(), serializers: { err: errorForLog } }, destination ?? pino.destination({ dest: 1, minLength: 4096, periodicFlush: 100 }));
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: isoTimeByMillisecond(),
+      serializers: { err: errorForLog },
+    },
+    destination ?? pino.destination({ dest: 1, minLength: 4096, periodicFlush: 100 }),
+  );
 }
 
 /**
@@ -58,7 +66,12 @@ function isoTimeByMillisecond(): () => string {
  */
 export function createMetrics(knex: Knex, registry: Registry) {
   const labelNames = ['operation', 'status'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by operationId and status.', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by operationId and status.',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time to answer a request, by operationId and status.',
@@ -73,17 +86,40 @@ export function createMetrics(knex: Knex, registry: Registry) {
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 35],
     registers: [registry],
   });
-  const pool = () => (knex.client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } }).pool;
+  const pool = () =>
+    (
+      knex.client as {
+        pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number };
+      }
+    ).pool;
   for (const [name, help, read] of [
     ['db_pool_connections_used', 'Database connections in use.', () => pool()?.numUsed() ?? 0],
-    ['db_pool_connections_free', 'Database connections idle in the pool.', () => pool()?.numFree() ?? 0],
-    ['db_pool_acquires_pending', 'Requests waiting for a database connection.', () => pool()?.numPendingAcquires() ?? 0],
+    [
+      'db_pool_connections_free',
+      'Database connections idle in the pool.',
+      () => pool()?.numFree() ?? 0,
+    ],
+    [
+      'db_pool_acquires_pending',
+      'Requests waiting for a database connection.',
+      () => pool()?.numPendingAcquires() ?? 0,
+    ],
   ] as const) {
-    new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
   // Each pair of labels' series, found once: prom-client otherwise turns the labels into a key
   // (their names sorted, then joined) twice a request.
-  const series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<(typeof labelNames)[number]> }>();
+  const series = new Map<
+    string,
+    { requests: Counter.Internal; duration: Histogram.Internal<(typeof labelNames)[number]> }
+  >();
   return {
     registry,
     observe(facts: RequestFacts, status: number, seconds: number) {

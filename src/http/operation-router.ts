@@ -5,14 +5,27 @@
  */
 import Ajv, { type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, ValidationContext, type Context, type Document, type Operation, type Request } from 'openapi-backend';
+import {
+  OpenAPIBackend,
+  ValidationContext,
+  type Context,
+  type Document,
+  type Operation,
+  type Request,
+} from 'openapi-backend';
 import type { KnownKeys } from '../api-keys/known-keys';
 import type { Principal } from '../db/api-keys-repository';
 import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
 import type { FeedWatcher } from '../events/feed-watcher';
 import { entityTag, refuseMalformedConditions, stillCurrent } from '../handlers/entity-tags';
-import type { OperationCheck, OperationChecks, OperationHandler, OperationHandlers, OperationId } from '../handlers/operation';
+import type {
+  OperationCheck,
+  OperationChecks,
+  OperationHandler,
+  OperationHandlers,
+  OperationId,
+} from '../handlers/operation';
 import { eventHandlers } from '../handlers/events';
 import { projectHandlers } from '../handlers/projects';
 import { taskHandlers } from '../handlers/tasks';
@@ -33,7 +46,8 @@ import { describeIssues, validationIssues, type FieldHints } from './validation-
 
 function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
   // Query parameters arrive as strings; `?status=done` once must still be an array of one.
-  const ajvFor = context === ValidationContext.Params ? new Ajv({ ...options, coerceTypes: 'array' }) : ajv;
+  const ajvFor =
+    context === ValidationContext.Params ? new Ajv({ ...options, coerceTypes: 'array' }) : ajv;
   return addFormats(ajvFor);
 }
 
@@ -48,17 +62,27 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
     headerParameters.set(context.operation, names);
   }
   const headers: Record<string, string | undefined> = {};
-  for (const name of names) headers[name] = context.request.headers[name.toLowerCase()] as string | undefined;
+  for (const name of names)
+    headers[name] = context.request.headers[name.toLowerCase()] as string | undefined;
   return headers;
 }
 
 /** Whether the operation changes something, and so runs in a transaction: its scope is `write`. */
-const changes = (context: Context) => (context.operation as { 'x-required-scope'?: string })['x-required-scope'] === 'write';
+const changes = (context: Context) =>
+  (context.operation as { 'x-required-scope'?: string })['x-required-scope'] === 'write';
 
-function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>, repositories: Repositories, check?: OperationCheck<K>) {
+function toOperationHandler<K extends OperationId>(
+  handler: OperationHandler<K>,
+  repositories: Repositories,
+  check?: OperationCheck<K>,
+) {
   type Input = Parameters<OperationHandler<K>>[0];
   // Every input has one shape, write or not (a spread would give each a shape of its own).
-  const inputOf = (context: Context, headers: Record<string, string | undefined>, write?: WriteContext) =>
+  const inputOf = (
+    context: Context,
+    headers: Record<string, string | undefined>,
+    write?: WriteContext,
+  ) =>
     ({
       principal: context.security!.bearerAuth,
       path: context.request.params,
@@ -67,14 +91,18 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
       body: context.request.requestBody,
       write,
     }) as Input;
-  const answer = async (input: Input, headers: Record<string, string | undefined>): Promise<HttpReply> => {
+  const answer = async (
+    input: Input,
+    headers: Record<string, string | undefined>,
+  ): Promise<HttpReply> => {
     const reply = await handler(input);
     if (!('body' in reply)) return { status: reply.status, headers: {} };
     const replyHeaders: Record<string, string> = {};
     if (reply.location) replyHeaders.Location = reply.location;
     if (reply.version !== undefined) {
       replyHeaders.ETag = entityTag(reply.version);
-      if (stillCurrent(headers['If-None-Match'], reply.version)) return { status: 304, headers: replyHeaders };
+      if (stillCurrent(headers['If-None-Match'], reply.version))
+        return { status: 304, headers: replyHeaders };
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
@@ -86,9 +114,20 @@ function toOperationHandler<K extends OperationId>(handler: OperationHandler<K>,
     await check?.(inputOf(context, headers));
     const key = headers['Idempotency-Key'];
     const { requestId } = facts;
-    if (key === undefined) return repositories.inTransaction(requestId, (write) => answer(inputOf(context, headers, write), headers));
-    const request = { tenantId: (context.security!.bearerAuth as Principal).tenantId, requestId, key, operationId: context.operation.operationId!, body: context.request.requestBody };
-    return idempotently(repositories, request, (write) => answer(inputOf(context, headers, write), headers));
+    if (key === undefined)
+      return repositories.inTransaction(requestId, (write) =>
+        answer(inputOf(context, headers, write), headers),
+      );
+    const request = {
+      tenantId: (context.security!.bearerAuth as Principal).tenantId,
+      requestId,
+      key,
+      operationId: context.operation.operationId!,
+      body: context.request.requestBody,
+    };
+    return idempotently(repositories, request, (write) =>
+      answer(inputOf(context, headers, write), headers),
+    );
   };
 }
 
@@ -137,18 +176,31 @@ export async function createOperationRouter(
   };
   const checks: OperationChecks = {
     ...webhookChecks(webhookTargets),
-    createWebhookDelivery: ({ principal, path }) => webhookFences.countRedelivery(principal.tenantId, path.webhook_endpoint_id),
+    createWebhookDelivery: ({ principal, path }) =>
+      webhookFences.countRedelivery(principal.tenantId, path.webhook_endpoint_id),
   };
   for (const [operationId, handler] of Object.entries(handlers)) {
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
-    api.register(operationId, toOperationHandler(handler as OperationHandler<OperationId>, repositories, check));
+    api.register(
+      operationId,
+      toOperationHandler(handler as OperationHandler<OperationId>, repositories, check),
+    );
   }
   let router: Routes;
 
-  api.registerSecurityHandler('bearerAuth', bearerAuth(repositories.apiKeys, authFailures && knownKeys && { failures: authFailures, knownKeys }));
+  api.registerSecurityHandler(
+    'bearerAuth',
+    bearerAuth(
+      repositories.apiKeys,
+      authFailures && knownKeys && { failures: authFailures, knownKeys },
+    ),
+  );
   api.register({
     notFound: (context: Context) => {
-      throw new ProblemError('route-not-found', `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`);
+      throw new ProblemError(
+        'route-not-found',
+        `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`,
+      );
     },
     methodNotAllowed: (context: Context) => {
       const allowed = router.allowedMethods(context.request);
@@ -161,7 +213,8 @@ export async function createOperationRouter(
     postRoutingHandler: (context: Context, { facts }: Exchange) => {
       facts.operationId = context.operation?.operationId;
       facts.route = context.operation?.path;
-      if (facts.operationId === 'listEvents') facts.longPoll = Number(context.request.query?.wait ?? 0) > 0;
+      if (facts.operationId === 'listEvents')
+        facts.longPoll = Number(context.request.query?.wait ?? 0) > 0;
     },
     unauthorizedHandler: refuseUnauthenticated,
     // Runs once the key is known good, before validation: the key's quota, then a wrong scope or
@@ -171,13 +224,18 @@ export async function createOperationRouter(
       await exchange.countRequest((context.security.bearerAuth as Principal).keyId);
       requireScope(context);
       requireDocumentedMediaType(context);
-      context.request.requestBody = await exchange.readBody(unknownFieldFloodCheck(context.operation));
+      context.request.requestBody = await exchange.readBody(
+        unknownFieldFloodCheck(context.operation),
+      );
       refuseIllFormedInput(context);
     },
     validationFail: (context: Context) => {
       const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
       const { issues, notListed } = validationIssues(context.validation.errors ?? [], hints);
-      throw new ProblemError('invalid-request', describeIssues(issues, notListed), { errors: issues, errorsNotListed: notListed });
+      throw new ProblemError('invalid-request', describeIssues(issues, notListed), {
+        errors: issues,
+        errorsNotListed: notListed,
+      });
     },
     notImplemented: (context: Context) => {
       throw new Error(`no handler for ${context.operation.operationId}`);
@@ -185,7 +243,9 @@ export async function createOperationRouter(
   });
   await api.init();
   router = installRouter(api);
-  const problemSchema = (api.definition.components!.schemas as Record<string, Record<string, unknown>>).Problem;
+  const problemSchema = (
+    api.definition.components!.schemas as Record<string, Record<string, unknown>>
+  ).Problem;
   return {
     route: (request, exchange) => api.handleRequest(request, exchange) as Promise<HttpReply>,
     writeBody: responseBodies(router.getOperations(), problemSchema),

@@ -15,7 +15,10 @@ export interface ProblemRow {
 
 /** The rows of the table in the Problem schema's description: `| \`/problems/x\` | 404 | when |`. */
 export function documentedProblems(document: ContractDocument): ProblemRow[] {
-  const schemas = (document.definition.components?.schemas ?? {}) as Record<string, { description?: string }>;
+  const schemas = (document.definition.components?.schemas ?? {}) as Record<
+    string,
+    { description?: string }
+  >;
   const rows: ProblemRow[] = [];
   for (const line of (schemas.Problem?.description ?? '').split('\n')) {
     const row = /^\|\s*`\/problems\/([a-z-]+)`\s*\|\s*(\d{3})\s*\|\s*(.+?)\s*\|$/.exec(line.trim());

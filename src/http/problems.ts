@@ -21,12 +21,22 @@ export function clamp(text: string, maxLength: number): string {
 
 function problemReply(kind: ProblemKind, detail: string, extra: ProblemExtra = {}): HttpReply {
   const { status, title } = problemTable[kind];
-  const problem: Problem = { type: `/problems/${kind}`, title, status, detail: clamp(detail, maxDetailLength) };
+  const problem: Problem = {
+    type: `/problems/${kind}`,
+    title,
+    status,
+    detail: clamp(detail, maxDetailLength),
+  };
   if (extra.errors) problem.errors = extra.errors;
   if (extra.errorsNotListed) problem.errors_not_listed = extra.errorsNotListed;
   if (extra.limit !== undefined) problem.limit = extra.limit;
   if (extra.latestCursor !== undefined) problem.latest_cursor = extra.latestCursor;
-  return { status, body: problem, contentType: 'application/problem+json', headers: extra.headers ?? {} };
+  return {
+    status,
+    body: problem,
+    contentType: 'application/problem+json',
+    headers: extra.headers ?? {},
+  };
 }
 
 /** express.json()'s errors carry a `type`; see body-parser's README. */
@@ -37,7 +47,10 @@ function bodyParserProblem(error: { type: string; message: string; limit?: numbe
     case 'entity.verify.failed':
       return problemReply('malformed-json', error.message);
     case 'entity.too.large':
-      return problemReply('payload-too-large', `The request body is over the limit of ${error.limit} bytes.`);
+      return problemReply(
+        'payload-too-large',
+        `The request body is over the limit of ${error.limit} bytes.`,
+      );
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return problemReply('unsupported-media-type', error.message);
@@ -49,9 +62,22 @@ function bodyParserProblem(error: { type: string; message: string; limit?: numbe
 export function problemFor(error: unknown): HttpReply {
   if (error instanceof ProblemError) return problemReply(error.kind, error.detail, error.extra);
   // The body parser's errors (http-errors objects): what the client sent could not be read.
-  const bodyError = error as { type?: unknown; status?: unknown; expose?: unknown; message: string } | null;
-  if (bodyError?.expose === true && typeof bodyError.status === 'number' && bodyError.status < 500) {
-    return bodyParserProblem({ type: String(bodyError.type), message: bodyError.message, limit: (bodyError as { limit?: number }).limit });
+  const bodyError = error as {
+    type?: unknown;
+    status?: unknown;
+    expose?: unknown;
+    message: string;
+  } | null;
+  if (
+    bodyError?.expose === true &&
+    typeof bodyError.status === 'number' &&
+    bodyError.status < 500
+  ) {
+    return bodyParserProblem({
+      type: String(bodyError.type),
+      message: bodyError.message,
+      limit: (bodyError as { limit?: number }).limit,
+    });
   }
   return problemReply('internal-error', 'Something went wrong on our side; nothing was changed.');
 }

@@ -16,7 +16,11 @@ const windowMs = 60_000;
 /** Counts a request against its verified key's quota; rejects with the 429 problem past it. */
 export type CountRequest = (keyId: string, req: Request, res: Response) => Promise<void>;
 
-export function perKeyRateLimit(options: { perMinute: number; stores: CountingStores; logger: Logger }): CountRequest | undefined {
+export function perKeyRateLimit(options: {
+  perMinute: number;
+  stores: CountingStores;
+  logger: Logger;
+}): CountRequest | undefined {
   const { perMinute, stores, logger } = options;
   if (perMinute === 0) return undefined;
   const middleware = rateLimit({
@@ -33,7 +37,12 @@ export function perKeyRateLimit(options: { perMinute: number; stores: CountingSt
     logger,
     handler: (_req, res, next) => {
       const retryAfter = res.getHeader('Retry-After');
-      next(new ProblemError('rate-limited', `This API key has used its ${perMinute} requests for this minute; retry after ${retryAfter} seconds.`));
+      next(
+        new ProblemError(
+          'rate-limited',
+          `This API key has used its ${perMinute} requests for this minute; retry after ${retryAfter} seconds.`,
+        ),
+      );
     },
   });
   return (keyId, req, res) => {
@@ -55,7 +64,10 @@ export interface AuthFailureBudget {
   readonly perMinute: number;
 }
 
-export function authFailureBudget(options: { perMinute: number; stores: CountingStores }): AuthFailureBudget | undefined {
+export function authFailureBudget(options: {
+  perMinute: number;
+  stores: CountingStores;
+}): AuthFailureBudget | undefined {
   const { perMinute, stores } = options;
   if (perMinute === 0) return undefined;
   const store: Store = stores.create('auth-failures');
@@ -86,9 +98,16 @@ export function redeliveryLimit(options: { stores: CountingStores }): CountRedel
     // By tenant too: another tenant naming this endpoint's id (a 404) spends nothing of its budget.
     const { totalHits, resetTime } = await store.increment(`${tenantId}:${endpointId}`);
     if (totalHits <= redeliveriesPerMinute) return;
-    const retryAfter = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
-    throw new ProblemError('rate-limited', `This webhook endpoint has had its ${redeliveriesPerMinute} redeliveries for this minute; retry after ${retryAfter} seconds.`, {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
+    const retryAfter = Math.max(
+      1,
+      Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000),
+    );
+    throw new ProblemError(
+      'rate-limited',
+      `This webhook endpoint has had its ${redeliveriesPerMinute} redeliveries for this minute; retry after ${retryAfter} seconds.`,
+      {
+        headers: { 'Retry-After': String(retryAfter) },
+      },
+    );
   };
 }

@@ -12,7 +12,11 @@ type Schema = Record<string, unknown>;
 type Serialize = (body: unknown) => string;
 
 /** The text of a reply's body; undefined when it has none. A problem names the request it answers, as X-Request-Id does. */
-export type WriteBody = (reply: HttpReply, operationId: string | undefined, requestId: string) => string | undefined;
+export type WriteBody = (
+  reply: HttpReply,
+  operationId: string | undefined,
+  requestId: string,
+) => string | undefined;
 
 /**
  * `operations` are the dereferenced document's, and `problemSchema` the one schema of every
@@ -26,7 +30,11 @@ export function responseBodies(operations: Operation[], problemSchema: Schema): 
       // fast-json-stringify leaves out members a schema does not list unless told otherwise; a
       // schema that leaves additionalProperties open (Problem: RFC 9457 allows extension
       // members) allows them, as JSON Schema reads it, so they are written.
-      serialize = fastJson(schema.type === 'object' && schema.additionalProperties === undefined ? { ...schema, additionalProperties: true } : schema);
+      serialize = fastJson(
+        schema.type === 'object' && schema.additionalProperties === undefined
+          ? { ...schema, additionalProperties: true }
+          : schema,
+      );
       compiled.set(schema, serialize);
     }
     return serialize;
@@ -36,16 +44,21 @@ export function responseBodies(operations: Operation[], problemSchema: Schema): 
   for (const operation of operations) {
     const byStatus = new Map<number, Serialize>();
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
-      const schema = (response as { content?: Record<string, { schema?: Schema }> }).content?.['application/json']?.schema;
+      const schema = (response as { content?: Record<string, { schema?: Schema }> }).content?.[
+        'application/json'
+      ]?.schema;
       if (schema !== undefined) byStatus.set(Number(status), compile(schema));
     }
     json.set(operation.operationId!, byStatus);
   }
   return (reply, operationId, requestId) => {
     if (reply.body === undefined) return undefined;
-    if (reply.contentType === 'application/problem+json') return problem({ ...(reply.body as object), request_id: requestId });
+    if (reply.contentType === 'application/problem+json')
+      return problem({ ...(reply.body as object), request_id: requestId });
     // A status the operation does not document (the tests would fail on it) is still answered whole.
-    const serialize = (operationId === undefined ? undefined : json.get(operationId)?.get(reply.status)) ?? JSON.stringify;
+    const serialize =
+      (operationId === undefined ? undefined : json.get(operationId)?.get(reply.status)) ??
+      JSON.stringify;
     return serialize(reply.body);
   };
 }

@@ -17,7 +17,10 @@ class RedisTimeoutError extends Error {}
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new RedisTimeoutError(`redis did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new RedisTimeoutError(`redis did not answer within ${ms} ms`)),
+      ms,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -54,7 +57,13 @@ export class SharedCounts {
   }
 
   store(name: string): FailoverStore {
-    const store = new FailoverStore(new RedisStore({ prefix: `${keyPrefix}${name}:`, sendCommand: (...args: string[]) => this.client.sendCommand(args) }), this);
+    const store = new FailoverStore(
+      new RedisStore({
+        prefix: `${keyPrefix}${name}:`,
+        sendCommand: (...args: string[]) => this.client.sendCommand(args),
+      }),
+      this,
+    );
     this.stores.push(store);
     return store;
   }
@@ -93,13 +102,19 @@ export class SharedCounts {
     }
     this.answering = true;
     this.reportedAway = false;
-    this.logger.info({ redis: redact(this.url) }, 'redis connected: rate limits are shared across instances');
+    this.logger.info(
+      { redis: redact(this.url) },
+      'redis connected: rate limits are shared across instances',
+    );
   }
 
   private away(error: Error): void {
     if (this.reportedAway || this.closed) return;
     this.reportedAway = true;
-    this.logger.warn({ redis: redact(this.url), err: error }, 'redis unavailable: rate limits count per instance until it answers again');
+    this.logger.warn(
+      { redis: redact(this.url), err: error },
+      'redis unavailable: rate limits count per instance until it answers again',
+    );
   }
 
   /** While the connection stays up but Redis is silent, asks it once a second whether it answers. */

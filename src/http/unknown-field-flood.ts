@@ -40,7 +40,12 @@ interface BodySchema {
 /** The fields that may hold an object (`{`) or an array (`[`): those whose schema says so, or says no type at all. */
 function containerFields(schema: BodySchema): Record<'{' | '[', Set<string>> {
   const fields = Object.entries(schema.properties ?? {});
-  const taking = (type: string) => new Set(fields.filter(([, field]) => field.type === undefined || field.type === type).map(([name]) => name));
+  const taking = (type: string) =>
+    new Set(
+      fields
+        .filter(([, field]) => field.type === undefined || field.type === type)
+        .map(([name]) => name),
+    );
   return { '{': taking('object'), '[': taking('array') };
 }
 
@@ -63,12 +68,23 @@ function floodCheck(operation: Operation, schema: BodySchema): BodyTextCheck {
       if (sent.add(key).size === before || known.has(key)) continue;
       if (unknownCount++ < maxIssues) firstUnknown.push(key);
     }
-    if (unknownCount > maxIssues) refuseFlood(required.filter((field) => !sent.has(field)), firstUnknown, unknownCount, hints);
+    if (unknownCount > maxIssues)
+      refuseFlood(
+        required.filter((field) => !sent.has(field)),
+        firstUnknown,
+        unknownCount,
+        hints,
+      );
     let emptied = '';
     let copiedTo = 0;
     for (let i = 0; i < keys.length; i++) {
       const opening = text[valueStarts[i]];
-      if ((opening !== '{' && opening !== '[') || takes[opening].has(keys[i]) || valueEnds[i] - valueStarts[i] === 2) continue;
+      if (
+        (opening !== '{' && opening !== '[') ||
+        takes[opening].has(keys[i]) ||
+        valueEnds[i] - valueStarts[i] === 2
+      )
+        continue;
       emptied += text.slice(copiedTo, valueStarts[i]) + (opening === '{' ? '{}' : '[]');
       copiedTo = valueEnds[i];
     }
@@ -76,22 +92,38 @@ function floodCheck(operation: Operation, schema: BodySchema): BodyTextCheck {
   };
 }
 
-function refuseFlood(missing: string[], firstUnknown: string[], unknownCount: number, hints: FieldHints | undefined): never {
-  const error = (keyword: string, params: object) => ({ keyword, instancePath: '/requestBody', params, schemaPath: '', message: '' });
+function refuseFlood(
+  missing: string[],
+  firstUnknown: string[],
+  unknownCount: number,
+  hints: FieldHints | undefined,
+): never {
+  const error = (keyword: string, params: object) => ({
+    keyword,
+    instancePath: '/requestBody',
+    params,
+    schemaPath: '',
+    message: '',
+  });
   const errors = [
     ...missing.map((field) => error('required', { missingProperty: field })),
     ...firstUnknown.map((field) => error('additionalProperties', { additionalProperty: field })),
   ];
   const { issues } = validationIssues(errors, hints);
   const notListed = missing.length + unknownCount - issues.length;
-  throw new ProblemError('invalid-request', describeIssues(issues, notListed), { errors: issues, errorsNotListed: notListed });
+  throw new ProblemError('invalid-request', describeIssues(issues, notListed), {
+    errors: issues,
+    errorsNotListed: notListed,
+  });
 }
 
 /** The check for an operation whose JSON body allows no fields but its own; undefined for others. Made once per operation. */
 export function unknownFieldFloodCheck(operation: Operation): BodyTextCheck | undefined {
   let check = checks.get(operation);
   if (check === undefined) {
-    const body = operation.requestBody as { content?: Record<string, { schema?: BodySchema & { additionalProperties?: unknown } }> } | undefined;
+    const body = operation.requestBody as
+      | { content?: Record<string, { schema?: BodySchema & { additionalProperties?: unknown } }> }
+      | undefined;
     const schema = body?.content?.['application/json']?.schema;
     check = schema?.additionalProperties === false ? floodCheck(operation, schema) : null;
     checks.set(operation, check);

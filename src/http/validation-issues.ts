@@ -24,15 +24,22 @@ const locations: Record<string, ValidationIssue['in']> = {
 export type FieldHints = Record<string, string>;
 
 /** Where an error is: the location, and the path within it (a field an error names included). */
-function placeOf(error: ErrorObject): { location: ValidationIssue['in']; segments: string[]; key: string } | undefined {
+function placeOf(
+  error: ErrorObject,
+): { location: ValidationIssue['in']; segments: string[]; key: string } | undefined {
   const [, root = '', ...rest] = error.instancePath.split('/');
   const location = locations[root];
   if (location === undefined) return undefined;
   let segments = rest;
   if (error.keyword === 'required') segments = [...rest, String(error.params.missingProperty)];
-  else if (error.keyword === 'additionalProperties') segments = [...rest, String(error.params.additionalProperty)];
+  else if (error.keyword === 'additionalProperties')
+    segments = [...rest, String(error.params.additionalProperty)];
   // A body's place is a JSON pointer; a parameter is named as a whole (an array item's index goes into the message).
-  return { location, segments, key: location === 'body' ? `body ${segments.join('/')}` : `${location} ${segments[0]}` };
+  return {
+    location,
+    segments,
+    key: location === 'body' ? `body ${segments.join('/')}` : `${location} ${segments[0]}`,
+  };
 }
 
 function messageOf(error: ErrorObject, location: ValidationIssue['in'], hints: FieldHints): string {
@@ -40,21 +47,39 @@ function messageOf(error: ErrorObject, location: ValidationIssue['in'], hints: F
     // A pattern says little to a person; the schema's description says what it means.
     return `does not match: ${error.parentSchema.description.trim()}`;
   }
-  if (error.keyword === 'enum') return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+  if (error.keyword === 'enum')
+    return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
   if (error.keyword === 'required') return 'is required';
   if (error.keyword === 'additionalProperties') {
     const field = String(error.params.additionalProperty);
     const hint = Object.hasOwn(hints, field) ? hints[field] : undefined;
-    return hint ?? (location === 'body' ? 'is not a field of this request' : 'is not a parameter of this operation');
+    return (
+      hint ??
+      (location === 'body'
+        ? 'is not a field of this request'
+        : 'is not a parameter of this operation')
+    );
   }
   return error.message ?? 'is invalid';
 }
 
-function issueAt({ location, segments }: NonNullable<ReturnType<typeof placeOf>>, message: string): ValidationIssue {
-  if (location === 'body') return { in: location, pointer: clamp(segments.map((s) => '/' + s).join(''), maxTextLength), message: clamp(message, maxTextLength) };
+function issueAt(
+  { location, segments }: NonNullable<ReturnType<typeof placeOf>>,
+  message: string,
+): ValidationIssue {
+  if (location === 'body')
+    return {
+      in: location,
+      pointer: clamp(segments.map((s) => '/' + s).join(''), maxTextLength),
+      message: clamp(message, maxTextLength),
+    };
   const [name, ...item] = segments;
   const described = item.length > 0 ? `item ${item.join('/')} ${message}` : message;
-  return { in: location, name: clamp(name, maxTextLength), message: clamp(described, maxTextLength) };
+  return {
+    in: location,
+    name: clamp(name, maxTextLength),
+    message: clamp(described, maxTextLength),
+  };
 }
 
 /**
@@ -62,7 +87,10 @@ function issueAt({ location, segments }: NonNullable<ReturnType<typeof placeOf>>
  * there are. Past the first places, an error costs only the finding of its place: a body of
  * thousands of unknown fields is not described field by field.
  */
-export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}): { issues: ValidationIssue[]; notListed: number } {
+export function validationIssues(
+  errors: ErrorObject[],
+  hints: FieldHints = {},
+): { issues: ValidationIssue[]; notListed: number } {
   const listed = new Map<string, ValidationIssue>();
   const notListed = new Set<string>();
   for (const error of errors) {
@@ -77,14 +105,17 @@ export function validationIssues(errors: ErrorObject[], hints: FieldHints = {}):
     // allErrors reports every rule a value breaks (say, both minLength and pattern): give each
     // place one entry that says all of it.
     if (earlier === undefined) listed.set(place.key, issue);
-    else if (!earlier.message.split('; ').includes(issue.message)) earlier.message = clamp(`${earlier.message}; ${issue.message}`, maxTextLength);
+    else if (!earlier.message.split('; ').includes(issue.message))
+      earlier.message = clamp(`${earlier.message}; ${issue.message}`, maxTextLength);
   }
   return { issues: [...listed.values()], notListed: notListed.size };
 }
 
 export function describeIssues(issues: ValidationIssue[], notListed = 0): string {
   const where = (issue: ValidationIssue) =>
-    issue.in === 'body' ? `body ${issue.pointer === '' ? '(whole)' : issue.pointer}` : `${issue.in} ${issue.name}`;
+    issue.in === 'body'
+      ? `body ${issue.pointer === '' ? '(whole)' : issue.pointer}`
+      : `${issue.in} ${issue.name}`;
   const more = notListed > 0 ? `; and ${notListed} more places not listed` : '';
   return `The request does not match the contract: ${issues.map((i) => `${where(i)} ${i.message}`).join('; ')}${more}.`;
 }

@@ -26,7 +26,10 @@ export interface DeliveryPlanning {
   stop(): Promise<void>;
 }
 
-export function startDeliveryPlanning(repositories: Repositories, options: { logger: Logger; onPlanned: () => void }): DeliveryPlanning {
+export function startDeliveryPlanning(
+  repositories: Repositories,
+  options: { logger: Logger; onPlanned: () => void },
+): DeliveryPlanning {
   const { logger, onPlanned } = options;
   /**
    * The tenants to plan, each with how many times it was named: a tenant named again while its
@@ -52,7 +55,10 @@ export function startDeliveryPlanning(repositories: Repositories, options: { log
       while (pending.size > 0 && !stopping) {
         for (const [tenantId, named] of [...pending]) {
           if (stopping) return;
-          const { planned, caughtUp } = await repositories.webhookPlanning.planNext(tenantId, attemptsPerTransaction);
+          const { planned, caughtUp } = await repositories.webhookPlanning.planNext(
+            tenantId,
+            attemptsPerTransaction,
+          );
           // better-sqlite3 answers without giving the event loop a turn: without one here, the
           // requests that arrived meanwhile would not even be read until all planning ended.
           await setImmediate();

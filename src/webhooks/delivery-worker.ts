@@ -19,7 +19,11 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/api';
 import type { Repositories } from '../db/repositories';
-import type { ClaimedDelivery, DeliveryOutcome, DueEndpoint } from '../db/webhook-deliveries-repository';
+import type {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DueEndpoint,
+} from '../db/webhook-deliveries-repository';
 import { repeatCycle } from '../background/repeating-cycle';
 import { createWebhookClient, type Attempt, type AttemptResult } from './http-client';
 import { outcomeLabel, type WebhookMetrics } from './metrics';
@@ -80,15 +84,26 @@ const originOf = (url: string) => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The wait before the next try of a write that failed `failures` times: 100 ms doubling to 2 s, with jitter. */
-const backoffMs = (failures: number) => Math.min(2000, 100 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2);
+const backoffMs = (failures: number) =>
+  Math.min(2000, 100 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2);
 
 export function startDeliveryWorker(
   repositories: Repositories,
-  options: { logger: Logger; metrics: WebhookMetrics; timeoutMs: number; retryScheduleMs: number[]; allowPrivateTargets: boolean; maxInFlight: number },
+  options: {
+    logger: Logger;
+    metrics: WebhookMetrics;
+    timeoutMs: number;
+    retryScheduleMs: number[];
+    allowPrivateTargets: boolean;
+    maxInFlight: number;
+  },
 ): DeliveryWorker {
   const { logger, metrics, timeoutMs, retryScheduleMs, maxInFlight } = options;
   const deliveries = repositories.webhookDeliveries;
-  const client = createWebhookClient({ timeoutMs, allowPrivateTargets: options.allowPrivateTargets });
+  const client = createWebhookClient({
+    timeoutMs,
+    allowPrivateTargets: options.allowPrivateTargets,
+  });
   const holder = randomUUID();
   const times = {
     // A claimed attempt waits for a slot (it is made only with the timeout and the outcome's
@@ -121,13 +136,17 @@ export function startDeliveryWorker(
   /** The most slots (and the most claimed ahead) a tenant may hold while as many tenants as there are now want some. */
   const share = () => {
     const wanting = new Set(tenantsDue);
-    for (const [tenantId, tenant] of tenants) if (tenant.inFlight + tenant.queued > 0) wanting.add(tenantId);
-    return wanting.size <= 1 ? Math.max(1, maxInFlight - reserve) : Math.max(1, Math.floor(maxInFlight / wanting.size));
+    for (const [tenantId, tenant] of tenants)
+      if (tenant.inFlight + tenant.queued > 0) wanting.add(tenantId);
+    return wanting.size <= 1
+      ? Math.max(1, maxInFlight - reserve)
+      : Math.max(1, Math.floor(maxInFlight / wanting.size));
   };
 
   const tenantOf = (tenantId: string) => {
     let tenant = tenants.get(tenantId);
-    if (tenant === undefined) tenants.set(tenantId, (tenant = { inFlight: 0, queued: 0, endpoints: new Set() }));
+    if (tenant === undefined)
+      tenants.set(tenantId, (tenant = { inFlight: 0, queued: 0, endpoints: new Set() }));
     return tenant;
   };
 
@@ -202,8 +221,12 @@ export function startDeliveryWorker(
   const outcomeOf = (delivery: ClaimedDelivery, result: AttemptResult): DeliveryOutcome => {
     const status = result.status ?? null;
     const succeeded = status !== null && status >= 200 && status < 300;
-    const error = result.error ?? (status !== null && status >= 300 && status < 400 ? 'redirect not followed' : null);
-    const delay = succeeded ? undefined : retryDelayMs(delivery.attempt, retryScheduleMs, result.retryAfterMs);
+    const error =
+      result.error ??
+      (status !== null && status >= 300 && status < 400 ? 'redirect not followed' : null);
+    const delay = succeeded
+      ? undefined
+      : retryDelayMs(delivery.attempt, retryScheduleMs, result.retryAfterMs);
     return {
       succeeded,
       responseStatus: status,
@@ -216,14 +239,20 @@ export function startDeliveryWorker(
   };
 
   /** Whether a write that failed `failures` times may be tried again after `wait`, before the claim runs out. */
-  const mayRetry = (delivery: ClaimedDelivery, wait: number) => !stopping && Date.now() + wait < delivery.leaseUntil;
+  const mayRetry = (delivery: ClaimedDelivery, wait: number) =>
+    !stopping && Date.now() + wait < delivery.leaseUntil;
 
   /**
    * Successes are written together: while one write runs, those that arrive wait for the next,
    * which takes them all in one statement (one commit for many, no wait when there is one). A
    * write that fails is tried again, with backoff, for those whose claims allow it.
    */
-  const successes: Array<{ delivery: ClaimedDelivery; responseStatus: number; durationMs: number; written: () => void }> = [];
+  const successes: Array<{
+    delivery: ClaimedDelivery;
+    responseStatus: number;
+    durationMs: number;
+    written: () => void;
+  }> = [];
   let writingSuccesses = false;
   const writeSuccesses = async () => {
     if (writingSuccesses) return;
@@ -234,13 +263,21 @@ export function startDeliveryWorker(
       try {
         const written = await deliveries.recordSuccesses(batch);
         failures = 0;
-        if (written < batch.length) logger.info({ not_kept: batch.length - written }, 'webhook delivery outcomes were not kept: their endpoints were deleted, or their claims ran out and other attempts took their place');
+        if (written < batch.length)
+          logger.info(
+            { not_kept: batch.length - written },
+            'webhook delivery outcomes were not kept: their endpoints were deleted, or their claims ran out and other attempts took their place',
+          );
         for (const success of batch) success.written();
       } catch (error) {
         const wait = backoffMs(++failures);
         const kept = batch.filter((success) => mayRetry(success.delivery, wait));
         const lost = batch.filter((success) => !kept.includes(success));
-        if (lost.length > 0) logger.warn({ err: error, deliveries: lost.length }, 'writing webhook delivery outcomes failed until their claims ran out; the attempts will be made again');
+        if (lost.length > 0)
+          logger.warn(
+            { err: error, deliveries: lost.length },
+            'writing webhook delivery outcomes failed until their claims ran out; the attempts will be made again',
+          );
         for (const success of lost) success.written();
         successes.unshift(...kept);
         if (kept.length > 0) await sleep(wait);
@@ -250,7 +287,12 @@ export function startDeliveryWorker(
   };
   const recordSuccess = (delivery: ClaimedDelivery, outcome: DeliveryOutcome) =>
     new Promise<void>((written) => {
-      successes.push({ delivery, responseStatus: outcome.responseStatus!, durationMs: outcome.durationMs, written });
+      successes.push({
+        delivery,
+        responseStatus: outcome.responseStatus!,
+        durationMs: outcome.durationMs,
+        written,
+      });
       void writeSuccesses();
     });
 
@@ -262,7 +304,10 @@ export function startDeliveryWorker(
       } catch (error) {
         const wait = backoffMs(failures);
         if (!mayRetry(delivery, wait)) {
-          logger.warn({ err: error, delivery_id: delivery.deliveryId }, 'writing a webhook delivery outcome failed until its claim ran out; the attempt will be made again');
+          logger.warn(
+            { err: error, delivery_id: delivery.deliveryId },
+            'writing a webhook delivery outcome failed until its claim ran out; the attempt will be made again',
+          );
           return { kept: true };
         }
         await sleep(wait);
@@ -274,7 +319,11 @@ export function startDeliveryWorker(
    * The attempt's log line and metrics: who and what (ids, the receiver's origin), how it went and
    * how long it took; never the body, the secret or the URL's path and query.
    */
-  const observe = (delivery: ClaimedDelivery, result: AttemptResult, eventCreatedAt: string | undefined) => {
+  const observe = (
+    delivery: ClaimedDelivery,
+    result: AttemptResult,
+    eventCreatedAt: string | undefined,
+  ) => {
     const outcome = outcomeLabel(result);
     logger.info(
       {
@@ -301,16 +350,31 @@ export function startDeliveryWorker(
     const outcome = outcomeOf(delivery, result);
     if (outcome.succeeded) return recordSuccess(delivery, outcome);
     const { kept, disabled } = await recordFailure(delivery, outcome);
-    if (!kept) logger.info({ delivery_id: delivery.deliveryId }, 'a webhook delivery outcome was not kept: its endpoint was deleted, or its claim ran out and another attempt took its place');
+    if (!kept)
+      logger.info(
+        { delivery_id: delivery.deliveryId },
+        'a webhook delivery outcome was not kept: its endpoint was deleted, or its claim ran out and another attempt took its place',
+      );
     if (disabled) {
       metrics.disabled(disabled);
-      logger.warn({ webhook_endpoint_id: delivery.endpointId, tenant_id: delivery.tenantId, reason: disabled }, 'webhook endpoint disabled');
+      logger.warn(
+        {
+          webhook_endpoint_id: delivery.endpointId,
+          tenant_id: delivery.tenantId,
+          reason: disabled,
+        },
+        'webhook endpoint disabled',
+      );
     }
   };
 
   /** Makes the attempt: its HTTP call, the only part in flight to the endpoint. */
   const send = (delivery: ClaimedDelivery, event: Event | undefined): Attempt => {
-    if (event === undefined) return { result: Promise.resolve({ error: 'event no longer kept', durationMs: 0 }), ended: Promise.resolve() };
+    if (event === undefined)
+      return {
+        result: Promise.resolve({ error: 'event no longer kept', durationMs: 0 }),
+        ended: Promise.resolve(),
+      };
     const body = JSON.stringify(event);
     const timestamp = new Date();
     const headers = {
@@ -320,7 +384,10 @@ export function startDeliveryWorker(
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
       'webhook-signature': signatureHeader(delivery.eventId, timestamp, body, delivery.secrets),
     };
-    return client.post(delivery.url, headers, body, { queue: delivery.tenantId, stop: stopAttempts.signal });
+    return client.post(delivery.url, headers, body, {
+      queue: delivery.tenantId,
+      stop: stopAttempts.signal,
+    });
   };
 
   /** Frees an attempt's slot, and fills it. */
@@ -331,28 +398,46 @@ export function startDeliveryWorker(
     tenantOf(endpoint.tenantId).inFlight--;
     forgetIfIdle(endpointId);
     // Claimed ahead in small batches: more once half of those claimed ahead have started.
-    if (served.has(endpointId) && endpoint.queue.length <= claimedAheadPerEndpoint / 2) refills.add(endpointId);
+    if (served.has(endpointId) && endpoint.queue.length <= claimedAheadPerEndpoint / 2)
+      refills.add(endpointId);
     if (refills.size > 0 || unclaimed.size > 0) cycles.soon();
     pump();
   };
 
   /** Reads the events of attempts given slots (in one query), then makes the attempts. */
-  const startAttempts = async (starting: Array<{ delivery: ClaimedDelivery; endpoint: Served }>) => {
+  const startAttempts = async (
+    starting: Array<{ delivery: ClaimedDelivery; endpoint: Served }>,
+  ) => {
     let events: Map<string, Event> | undefined;
     try {
-      events = await deliveries.eventsToSend([...new Set(starting.map(({ delivery }) => delivery.eventId))]);
+      events = await deliveries.eventsToSend([
+        ...new Set(starting.map(({ delivery }) => delivery.eventId)),
+      ]);
     } catch (error) {
-      logger.warn({ err: error, deliveries: starting.length }, 'reading the events of webhook deliveries failed; their claims are given back');
+      logger.warn(
+        { err: error, deliveries: starting.length },
+        'reading the events of webhook deliveries failed; their claims are given back',
+      );
     }
     for (const { delivery, endpoint } of starting) {
       let attempt: Attempt;
-      if (events === undefined || stopping) attempt = { result: Promise.resolve({ abandoned: true, durationMs: 0 }), ended: Promise.resolve() };
+      if (events === undefined || stopping)
+        attempt = {
+          result: Promise.resolve({ abandoned: true, durationMs: 0 }),
+          ended: Promise.resolve(),
+        };
       else {
         try {
           attempt = send(delivery, events.get(delivery.eventId));
         } catch (error) {
-          logger.error({ err: error, delivery_id: delivery.deliveryId }, 'a webhook delivery attempt could not be made');
-          attempt = { result: Promise.resolve({ error: 'the attempt could not be made', durationMs: 0 }), ended: Promise.resolve() };
+          logger.error(
+            { err: error, delivery_id: delivery.deliveryId },
+            'a webhook delivery attempt could not be made',
+          );
+          attempt = {
+            result: Promise.resolve({ error: 'the attempt could not be made', durationMs: 0 }),
+            ended: Promise.resolve(),
+          };
         }
       }
       // An attempt not made (its event could not be read, or the service is stopping) has no log line of its own.
@@ -363,7 +448,12 @@ export function startDeliveryWorker(
           if (made) observe(delivery, result, eventCreatedAt);
           return record(delivery, result);
         })
-        .catch((error: unknown) => logger.error({ err: error, delivery_id: delivery.deliveryId }, 'a webhook delivery attempt failed unexpectedly'))
+        .catch((error: unknown) =>
+          logger.error(
+            { err: error, delivery_id: delivery.deliveryId },
+            'a webhook delivery attempt failed unexpectedly',
+          ),
+        )
         .finally(() => attempts.delete(recorded));
       attempts.add(recorded);
       // The slot frees once the lookup and connection the attempt started have ended too.
@@ -376,7 +466,9 @@ export function startDeliveryWorker(
    * turn, each below its cap. Attempts whose claims no longer leave room for the attempt and its
    * outcome are given back unmade.
    */
-  const nextAttempt = (limit: number): { delivery: ClaimedDelivery; endpoint: Served } | undefined => {
+  const nextAttempt = (
+    limit: number,
+  ): { delivery: ClaimedDelivery; endpoint: Served } | undefined => {
     for (const [tenantId, tenant] of tenants) {
       if (tenant.inFlight >= limit || tenant.queued === 0) continue;
       for (const endpointId of tenant.endpoints) {
@@ -427,7 +519,11 @@ export function startDeliveryWorker(
     const endpoint = served.get(endpointId);
     const tenant = tenants.get(tenantId);
     const held = (endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0);
-    return Math.min(maxInFlightPerEndpoint + claimedAheadPerEndpoint - held, share() - (tenant?.queued ?? 0), maxInFlight - queued);
+    return Math.min(
+      maxInFlightPerEndpoint + claimedAheadPerEndpoint - held,
+      share() - (tenant?.queued ?? 0),
+      maxInFlight - queued,
+    );
   };
 
   const claimFor = async (due: DueEndpoint) => {
@@ -472,7 +568,8 @@ export function startDeliveryWorker(
   /** The endpoints to claim for, tenants taking turns, each tenant's endpoints from where it left off. */
   const inTurns = (candidates: DueEndpoint[]): DueEndpoint[] => {
     const byTenant = new Map<string, DueEndpoint[]>();
-    for (const due of candidates) byTenant.set(due.tenantId, [...(byTenant.get(due.tenantId) ?? []), due]);
+    for (const due of candidates)
+      byTenant.set(due.tenantId, [...(byTenant.get(due.tenantId) ?? []), due]);
     const lines = [...byTenant].map(([tenantId, line]) => {
       line.sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
       const last = lastClaimed.get(tenantId);
@@ -480,21 +577,25 @@ export function startDeliveryWorker(
       return from <= 0 ? line : [...line.slice(from), ...line.slice(0, from)];
     });
     const ordered: DueEndpoint[] = [];
-    for (let i = 0; lines.some((line) => i < line.length); i++) for (const line of lines) if (i < line.length) ordered.push(line[i]);
+    for (let i = 0; lines.some((line) => i < line.length); i++)
+      for (const line of lines) if (i < line.length) ordered.push(line[i]);
     return ordered;
   };
 
   /** Claims for the endpoints in turn, a few at once, while there is room. */
   const claimInTurns = async (candidates: DueEndpoint[]) => {
     const ordered = inTurns(candidates);
-    for (const due of ordered) if (!refills.has(due.endpointId)) unclaimed.set(due.endpointId, due.tenantId);
+    for (const due of ordered)
+      if (!refills.has(due.endpointId)) unclaimed.set(due.endpointId, due.tenantId);
     let next = 0;
     const claimer = async () => {
       while (next < ordered.length && !stopping && queued < maxInFlight) {
         const due = ordered[next++];
         if (roomFor(due) <= 0) continue;
         lastClaimed.set(due.tenantId, due.endpointId);
-        await claimFor(due).catch((error: unknown) => logger.warn({ err: error }, 'claiming webhook deliveries failed; trying again shortly'));
+        await claimFor(due).catch((error: unknown) =>
+          logger.warn({ err: error }, 'claiming webhook deliveries failed; trying again shortly'),
+        );
       }
     };
     await Promise.all(Array.from({ length: claimsAtOnce }, claimer));
@@ -508,12 +609,20 @@ export function startDeliveryWorker(
   const keepServing = async (claimedFor: Set<string>, polled: boolean) => {
     if (polled && served.size > 0) {
       const still = await deliveries.stillServed([...served.keys()], holder);
-      for (const [endpointId, endpoint] of served) if (!still.has(endpointId)) dropQueue(endpointId, endpoint);
+      for (const [endpointId, endpoint] of served)
+        if (!still.has(endpointId)) dropQueue(endpointId, endpoint);
     }
-    const due = [...served].filter(([endpointId, endpoint]) => !claimedFor.has(endpointId) && Date.now() - endpoint.renewedAt >= serveMs / 3);
+    const due = [...served].filter(
+      ([endpointId, endpoint]) =>
+        !claimedFor.has(endpointId) && Date.now() - endpoint.renewedAt >= serveMs / 3,
+    );
     if (due.length === 0) return;
     const startedAt = Date.now();
-    const renewed = await deliveries.keepServing(due.map(([endpointId]) => endpointId), holder, serveMs);
+    const renewed = await deliveries.keepServing(
+      due.map(([endpointId]) => endpointId),
+      holder,
+      serveMs,
+    );
     for (const [endpointId, endpoint] of due) {
       if (renewed.has(endpointId)) endpoint.renewedAt = startedAt;
       else dropQueue(endpointId, endpoint);
@@ -533,7 +642,9 @@ export function startDeliveryWorker(
         unclaimed.clear();
         for (const due of scanned) candidates.set(due.endpointId, due);
         trimQueues();
-      } else for (const [endpointId, tenantId] of unclaimed) candidates.set(endpointId, { endpointId, tenantId });
+      } else
+        for (const [endpointId, tenantId] of unclaimed)
+          candidates.set(endpointId, { endpointId, tenantId });
       for (const endpointId of refills) {
         const endpoint = served.get(endpointId);
         if (endpoint) candidates.set(endpointId, { endpointId, tenantId: endpoint.tenantId });
@@ -546,7 +657,11 @@ export function startDeliveryWorker(
     }
   };
 
-  const cycles = repeatCycle(cycle, { gatherMs, pollMs: () => pollMs, onPoll: () => (scanDue = true) });
+  const cycles = repeatCycle(cycle, {
+    gatherMs,
+    pollMs: () => pollMs,
+    onPoll: () => (scanDue = true),
+  });
 
   return {
     poke() {
@@ -557,7 +672,9 @@ export function startDeliveryWorker(
       stopping = true;
       await cycles.stop();
       const endpointIds = [...served.keys()];
-      const waiting = [...served.values()].flatMap((endpoint) => dequeue(endpoint, endpoint.queue.length));
+      const waiting = [...served.values()].flatMap((endpoint) =>
+        dequeue(endpoint, endpoint.queue.length),
+      );
       await deliveries.release(waiting).catch(() => {});
       stopAttempts.abort();
       await Promise.all([...attempts]);

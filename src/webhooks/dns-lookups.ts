@@ -15,15 +15,25 @@ const rememberMs = 5000;
 /** Answers remembered at most; the oldest go first. */
 const rememberedAtMost = 1000;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- node's lookup answers in overloads of differing arguments
-export type NetLookup = (hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => void;
+/** Node's lookup answers in overloads of differing arguments. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- those overloads' arguments
+type LookupCallback = (...args: any[]) => void;
+export type NetLookup = (
+  hostname: string,
+  options: dns.LookupOptions,
+  callback: LookupCallback,
+) => void;
 
 export interface Resolver {
   /**
    * The host's addresses: remembered, joined to a lookup already running, or looked up in turn for
    * `queue`. `ended` settles once the lookup it waited on has ended (or at once when it waited on none).
    */
-  resolve(hostname: string, queue: string, signal?: AbortSignal): { addresses: Promise<LookupAddress[]>; ended: Promise<void> };
+  resolve(
+    hostname: string,
+    queue: string,
+    signal?: AbortSignal,
+  ): { addresses: Promise<LookupAddress[]>; ended: Promise<void> };
   /** The same, in the form net.connect takes as its `lookup`. */
   lookup: NetLookup;
 }
@@ -31,7 +41,10 @@ export interface Resolver {
 const noop = () => {};
 
 export function createResolver(): Resolver {
-  const remembered = new Map<string, { at: number; addresses?: LookupAddress[]; error?: unknown }>();
+  const remembered = new Map<
+    string,
+    { at: number; addresses?: LookupAddress[]; error?: unknown }
+  >();
   const running = new Map<string, Promise<LookupAddress[]>>();
   const limiter = new FairLimiter(lookupsAtOnce);
 
@@ -46,20 +59,25 @@ export function createResolver(): Resolver {
     remembered.set(hostname, { at: Date.now(), ...answer });
     if (remembered.size > rememberedAtMost) remembered.delete(remembered.keys().next().value!);
   };
-  const answerOf = (known: { addresses?: LookupAddress[]; error?: unknown }) => (known.addresses ? Promise.resolve(known.addresses) : Promise.reject(known.error));
+  const answerOf = (known: { addresses?: LookupAddress[]; error?: unknown }) =>
+    known.addresses ? Promise.resolve(known.addresses) : Promise.reject(known.error);
 
   const lookUp = (hostname: string, release: () => void): Promise<LookupAddress[]> => {
     const answer = new Promise<LookupAddress[]>((resolve, reject) =>
-      dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+      dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+        error ? reject(error) : resolve(addresses),
+      ),
     );
     running.set(hostname, answer);
-    answer.then(
-      (addresses) => remember(hostname, { addresses }),
-      (error: unknown) => remember(hostname, { error }),
-    ).finally(() => {
-      running.delete(hostname);
-      release();
-    });
+    answer
+      .then(
+        (addresses) => remember(hostname, { addresses }),
+        (error: unknown) => remember(hostname, { error }),
+      )
+      .finally(() => {
+        running.delete(hostname);
+        release();
+      });
     return answer;
   };
 
@@ -74,7 +92,7 @@ export function createResolver(): Resolver {
         const now = recall(hostname);
         const already = running.get(hostname);
         if (now || already) release();
-        return now ? answerOf(now) : already ?? lookUp(hostname, release);
+        return now ? answerOf(now) : (already ?? lookUp(hostname, release));
       });
     return { addresses, ended: addresses.then(noop, noop) };
   };
@@ -84,8 +102,16 @@ export function createResolver(): Resolver {
     lookup(hostname, options, callback) {
       resolve(hostname, '').addresses.then(
         (all) => {
-          const addresses = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
-          if (addresses.length === 0) return callback(Object.assign(new Error(`no address of family ${options.family} for ${hostname}`), { code: 'ENOTFOUND' }));
+          const addresses =
+            options.family === 4 || options.family === 6
+              ? all.filter((a) => a.family === options.family)
+              : all;
+          if (addresses.length === 0)
+            return callback(
+              Object.assign(new Error(`no address of family ${options.family} for ${hostname}`), {
+                code: 'ENOTFOUND',
+              }),
+            );
           if (options.all) callback(null, addresses);
           else callback(null, addresses[0].address, addresses[0].family);
         },

@@ -18,7 +18,8 @@ export class FairLimiter {
   /** Resolves with the function that ends the task once its turn comes; rejects if `signal` aborts first. */
   acquire(key: string, signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.running < this.limit && this.waiting.size === 0) return Promise.resolve(this.started());
+    if (this.running < this.limit && this.waiting.size === 0)
+      return Promise.resolve(this.started());
     return new Promise((resolve, reject) => {
       const queue = this.waiting.get(key) ?? [];
       const turn = () => {

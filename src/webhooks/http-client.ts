@@ -34,7 +34,12 @@ export interface Attempt {
 
 export interface WebhookClient {
   /** Sends the delivery; `queue` (the tenant) is the line its host name lookup waits in. */
-  post(url: string, headers: Record<string, string>, body: string, options: { queue: string; stop?: AbortSignal }): Attempt;
+  post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    options: { queue: string; stop?: AbortSignal },
+  ): Attempt;
   close(): Promise<void>;
 }
 
@@ -48,7 +53,10 @@ const undici = () => require('undici') as typeof import('undici');
 const bare = (hostname: string) => (hostname.startsWith('[') ? hostname.slice(1, -1) : hostname);
 const noop = () => {};
 
-export function createWebhookClient(options: { timeoutMs: number; allowPrivateTargets: boolean }): WebhookClient {
+export function createWebhookClient(options: {
+  timeoutMs: number;
+  allowPrivateTargets: boolean;
+}): WebhookClient {
   const { timeoutMs } = options;
   const resolver = createResolver();
   /** Connections being made, by host: a connection attempt outlives the request that asked for it (up to its own timeout). */
@@ -96,9 +104,19 @@ export function createWebhookClient(options: { timeoutMs: number; allowPrivateTa
             await untilAborted(lookup.addresses, signal);
           }
           // undici's request follows no redirect: a 3xx is the answer.
-          const response = await undici().request(url, { dispatcher: agentNow(), method: 'POST', headers, body, signal });
+          const response = await undici().request(url, {
+            dispatcher: agentNow(),
+            method: 'POST',
+            headers,
+            body,
+            signal,
+          });
           await response.body.dump({ limit: answerReadLimit, signal: timeout }).catch(() => {});
-          return { status: response.statusCode, retryAfterMs: parseRetryAfter(response.headers['retry-after']), durationMs: elapsed() };
+          return {
+            status: response.statusCode,
+            retryAfterMs: parseRetryAfter(response.headers['retry-after']),
+            durationMs: elapsed(),
+          };
         } catch (error) {
           if (stop?.aborted && !timeout.aborted) return { abandoned: true, durationMs: elapsed() };
           return { error: timeout.aborted ? 'timeout' : describe(error), durationMs: elapsed() };
@@ -127,7 +145,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** A short, stable phrase for a failure to get an answer. */
 function describe(error: unknown): string {
-  const refused = error instanceof TargetRefusedError ? error : (error as { cause?: unknown } | null)?.cause;
+  const refused =
+    error instanceof TargetRefusedError ? error : (error as { cause?: unknown } | null)?.cause;
   if (refused instanceof TargetRefusedError) return `refused: ${refused.message}`.slice(0, 200);
   const code = (error as { code?: unknown } | null)?.code;
   switch (code) {
@@ -147,6 +166,13 @@ function describe(error: unknown): string {
     case 'ENETUNREACH':
       return 'host unreachable';
   }
-  if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL'))) return `TLS: ${code}`;
-  return `request failed: ${typeof code === 'string' ? code : (error as Error)?.message ?? String(error)}`.slice(0, 200);
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL'))
+  )
+    return `TLS: ${code}`;
+  return `request failed: ${typeof code === 'string' ? code : ((error as Error)?.message ?? String(error))}`.slice(
+    0,
+    200,
+  );
 }

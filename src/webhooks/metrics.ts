@@ -28,20 +28,29 @@ export interface WebhookMetrics {
 /** What the metrics call an attempt's result; undefined for one called off. */
 export function outcomeLabel(result: AttemptResult): DeliveryOutcomeLabel | undefined {
   if (result.abandoned) return undefined;
-  if (result.status !== undefined && result.status >= 200 && result.status < 300) return 'delivered';
+  if (result.status !== undefined && result.status >= 200 && result.status < 300)
+    return 'delivered';
   if (result.error === 'timeout') return 'timed_out';
   if (result.error?.startsWith('refused:')) return 'refused';
   return 'failed';
 }
 
-export function createWebhookMetrics(registry: Registry, repositories: Repositories, options: { logger: Logger; scrapeTimeoutMs: number }): WebhookMetrics {
+export function createWebhookMetrics(
+  registry: Registry,
+  repositories: Repositories,
+  options: { logger: Logger; scrapeTimeoutMs: number },
+): WebhookMetrics {
   const deliveries = new Counter({
     name: 'webhook_deliveries_total',
     help: 'Webhook delivery attempts made, by outcome: delivered (2xx), failed (another status, or no answer), timed_out, refused (the SSRF guard refused the address).',
     labelNames: ['outcome'],
     registers: [registry],
   });
-  const inFlight = new Gauge({ name: 'webhook_attempts_in_flight', help: 'Webhook delivery attempts holding a slot on this instance now.', registers: [registry] });
+  const inFlight = new Gauge({
+    name: 'webhook_attempts_in_flight',
+    help: 'Webhook delivery attempts holding a slot on this instance now.',
+    registers: [registry],
+  });
   const delay = new Histogram({
     name: 'webhook_delivery_delay_seconds',
     help: "Time from an event's change committing to its delivery's 2xx, retries included.",
@@ -55,7 +64,8 @@ export function createWebhookMetrics(registry: Registry, repositories: Repositor
     registers: [registry],
   });
   // Every series from the start, so that a rate over them is 0 rather than missing.
-  for (const outcome of ['delivered', 'failed', 'timed_out', 'refused']) deliveries.labels(outcome).inc(0);
+  for (const outcome of ['delivered', 'failed', 'timed_out', 'refused'])
+    deliveries.labels(outcome).inc(0);
   for (const reason of ['gone', 'failing']) disabled.labels(reason).inc(0);
   const { webhookDeliveries } = repositories;
   const counted = { timeoutMs: options.scrapeTimeoutMs, logger: options.logger };
@@ -74,7 +84,8 @@ export function createWebhookMetrics(registry: Registry, repositories: Repositor
   return {
     attempted: (outcome) => deliveries.labels(outcome).inc(),
     inFlight: (change) => inFlight.inc(change),
-    delivered: (eventCreatedAt) => delay.observe(Math.max(0, Date.now() - Date.parse(eventCreatedAt)) / 1000),
+    delivered: (eventCreatedAt) =>
+      delay.observe(Math.max(0, Date.now() - Date.parse(eventCreatedAt)) / 1000),
     disabled: (reason) => disabled.labels(reason).inc(),
   };
 }

@@ -11,6 +11,11 @@ export function newSecret(): string {
 }
 
 /** The `webhook-signature` header: one signature per secret, separated by a space. */
-export function signatureHeader(webhookId: string, timestamp: Date, body: string, secrets: string[]): string {
+export function signatureHeader(
+  webhookId: string,
+  timestamp: Date,
+  body: string,
+  secrets: string[],
+): string {
   return secrets.map((secret) => new Webhook(secret).sign(webhookId, timestamp, body)).join(' ');
 }

@@ -40,7 +40,8 @@ export function forbiddenAddress(address: string): string | undefined {
   }
   const range = parsed.range();
   if (range !== 'unicast') return rangeNames[range] ?? `a reserved address (${range})`;
-  if (parsed instanceof ipaddr.IPv6 && parsed.match(ipv4Compatible)) return ipv4CompatibleRefusal(parsed);
+  if (parsed instanceof ipaddr.IPv6 && parsed.match(ipv4Compatible))
+    return ipv4CompatibleRefusal(parsed);
   return undefined;
 }
 
@@ -71,7 +72,10 @@ const refusedName = 'resolves to an address that is not allowed';
  * parsed URL does not show when it is empty: credentials have no place in a webhook URL, where
  * they would be stored and shown back with it.
  */
-const hasUserInfo = (url: string, parsed: URL) => parsed.username !== '' || parsed.password !== '' || /^[a-z][a-z0-9+.-]*:[\\/]*[^\\/?#]*@/i.test(url.trim());
+const hasUserInfo = (url: string, parsed: URL) =>
+  parsed.username !== '' ||
+  parsed.password !== '' ||
+  /^[a-z][a-z0-9+.-]*:[\\/]*[^\\/?#]*@/i.test(url.trim());
 
 /** How long a registration waits for DNS before it accepts a host it could not resolve (deliveries check again). */
 const registrationLookupMs = 3000;
@@ -85,8 +89,12 @@ export interface TargetGuard {
   refusalOf(url: string): Promise<string | undefined>;
 }
 
-export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lookup }): TargetGuard {
-  const lookup: Lookup = options.lookup ?? ((hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
+export function targetGuard(options: {
+  allowPrivateTargets: boolean;
+  lookup?: Lookup;
+}): TargetGuard {
+  const lookup: Lookup =
+    options.lookup ?? ((hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
   return {
     allowsPrivateTargets: options.allowPrivateTargets,
     async refusalOf(url) {
@@ -96,7 +104,11 @@ export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lo
       } catch {
         return 'is not an absolute URL';
       }
-      if (parsed.protocol !== 'https:' && !(options.allowPrivateTargets && parsed.protocol === 'http:')) return 'must be an https URL';
+      if (
+        parsed.protocol !== 'https:' &&
+        !(options.allowPrivateTargets && parsed.protocol === 'http:')
+      )
+        return 'must be an https URL';
       if (hasUserInfo(url, parsed)) return 'must not contain user information (user:password@)';
       if (options.allowPrivateTargets) return undefined;
       // The URL parser has already spelt numeric hosts (2130706433, 0x7f.1, 017700000001) as addresses.
@@ -109,7 +121,12 @@ export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lo
       try {
         addresses = await Promise.race([
           lookup(host),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('DNS did not answer in time')), registrationLookupMs).unref()),
+          new Promise<never>((_, reject) =>
+            setTimeout(
+              () => reject(new Error('DNS did not answer in time')),
+              registrationLookupMs,
+            ).unref(),
+          ),
         ]);
       } catch {
         // Not resolvable now: nothing to refuse yet, and every delivery is checked where it connects.
@@ -131,13 +148,18 @@ export function targetGuard(options: { allowPrivateTargets: boolean; lookup?: Lo
  */
 function guardedLookup(lookup: NetLookup): NetLookup {
   return (hostname, options, callback) =>
-    lookup(hostname, { ...options, all: true }, (error: unknown, addresses: dns.LookupAddress[]) => {
-      if (error) return callback(error);
-      const allowed = addresses.filter(({ address }) => forbiddenAddress(address) === undefined);
-      if (allowed.length === 0) return callback(new TargetRefusedError(`${hostname} ${refusedName}`));
-      if (options.all) callback(null, allowed);
-      else callback(null, allowed[0].address, allowed[0].family);
-    });
+    lookup(
+      hostname,
+      { ...options, all: true },
+      (error: unknown, addresses: dns.LookupAddress[]) => {
+        if (error) return callback(error);
+        const allowed = addresses.filter(({ address }) => forbiddenAddress(address) === undefined);
+        if (allowed.length === 0)
+          return callback(new TargetRefusedError(`${hostname} ${refusedName}`));
+        if (options.all) callback(null, allowed);
+        else callback(null, allowed[0].address, allowed[0].family);
+      },
+    );
 }
 
 /**
@@ -146,12 +168,23 @@ function guardedLookup(lookup: NetLookup): NetLookup {
  * made for one), a name through the guarded lookup, and the socket's remote address once
  * connected, so no delivery talks to an address the guard refuses.
  */
-export function guardedConnector(options: { allowPrivateTargets: boolean; timeoutMs: number; lookup: NetLookup }): buildConnector.connector {
+export function guardedConnector(options: {
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  lookup: NetLookup;
+}): buildConnector.connector {
   // Loaded with the delivery client (see http-client.ts), not with the guard the requests use.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded with the delivery client
   const { buildConnector } = require('undici') as typeof import('undici');
-  if (options.allowPrivateTargets) return buildConnector({ timeout: options.timeoutMs, lookup: options.lookup } as buildConnector.BuildOptions);
-  const connect = buildConnector({ timeout: options.timeoutMs, lookup: guardedLookup(options.lookup) } as buildConnector.BuildOptions);
+  if (options.allowPrivateTargets)
+    return buildConnector({
+      timeout: options.timeoutMs,
+      lookup: options.lookup,
+    } as buildConnector.BuildOptions);
+  const connect = buildConnector({
+    timeout: options.timeoutMs,
+    lookup: guardedLookup(options.lookup),
+  } as buildConnector.BuildOptions);
   return (connectOptions, callback) => {
     const host = bare(connectOptions.hostname);
     const refusal = net.isIP(host) ? forbiddenAddress(host) : undefined;

@@ -9,8 +9,14 @@ import { startTestService, type TestService } from '../support/test-service';
 
 const healthz = 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
 
-async function openIdle(service: TestService, count: number, from?: string): Promise<RawConnection[]> {
-  return Promise.all(Array.from({ length: count }, () => RawConnection.open(service.baseUrl, from)));
+async function openIdle(
+  service: TestService,
+  count: number,
+  from?: string,
+): Promise<RawConnection[]> {
+  return Promise.all(
+    Array.from({ length: count }, () => RawConnection.open(service.baseUrl, from)),
+  );
 }
 
 /** Whether a new connection from the address gets /healthz answered. */
@@ -45,8 +51,10 @@ it('closes a connection past the cap from one address, keeps serving another, an
   }
 });
 
-it('behind a trusted proxy counts no proxy connection, and caps each forwarded client\'s requests in progress', async () => {
-  const api = await startTestService({ config: { maxConnectionsPerAddress: 2, trustProxy: ['loopback'] } });
+it("behind a trusted proxy counts no proxy connection, and caps each forwarded client's requests in progress", async () => {
+  const api = await startTestService({
+    config: { maxConnectionsPerAddress: 2, trustProxy: ['loopback'] },
+  });
   const idle = await openIdle(api, 4);
   try {
     expect(await served(api)).toBe(200);
@@ -54,7 +62,10 @@ it('behind a trusted proxy counts no proxy connection, and caps each forwarded c
     const asClient = (address: string, query: string) =>
       api.send('GET', `/v1/events${query}`, { key, headers: { 'X-Forwarded-For': address } });
     const cursor = (await asClient('203.0.113.9', '')).json.next_cursor;
-    const held = [asClient('203.0.113.9', `?cursor=${cursor}&wait=5`), asClient('203.0.113.9', `?cursor=${cursor}&wait=5`)];
+    const held = [
+      asClient('203.0.113.9', `?cursor=${cursor}&wait=5`),
+      asClient('203.0.113.9', `?cursor=${cursor}&wait=5`),
+    ];
     // Both in progress: the third from the same client is refused until one answers.
     let third = await asClient('203.0.113.9', '');
     const deadline = Date.now() + 5000;

@@ -16,7 +16,10 @@ let api: TestService;
 /** A service counting in the test's Redis, once it is connected there. */
 async function startWithRedis(config: Partial<Config> = {}): Promise<TestService> {
   const log = capturedLog();
-  const service = await startTestService({ config: { redisUrl: redis.url, logLevel: 'info', ...config }, logDestination: log.stream });
+  const service = await startTestService({
+    config: { redisUrl: redis.url, logLevel: 'info', ...config },
+    logDestination: log.stream,
+  });
   await log.waitFor('redis connected: rate limits are shared across instances');
   return service;
 }
@@ -35,9 +38,14 @@ it('keeps one count for the address however many made-up keys it sends at once, 
   let lookups = 0;
   // Keys looked up, however many one query asks for.
   api.service.knex.on('query', (query: { sql: string; bindings?: unknown[] }) => {
-    if (query.sql.includes('api_keys') && /key_hash[`"]? (= \?|in \()/i.test(query.sql)) lookups += (query.bindings ?? []).filter((b) => typeof b === 'string' && /^[0-9a-f]{64}$/.test(b)).length;
+    if (query.sql.includes('api_keys') && /key_hash[`"]? (= \?|in \()/i.test(query.sql))
+      lookups += (query.bindings ?? []).filter(
+        (b) => typeof b === 'string' && /^[0-9a-f]{64}$/.test(b),
+      ).length;
   });
-  const answers = await Promise.all(Array.from({ length: 300 }, () => api.send('GET', '/v1/projects', { key: generateApiKey() })));
+  const answers = await Promise.all(
+    Array.from({ length: 300 }, () => api.send('GET', '/v1/projects', { key: generateApiKey() })),
+  );
   const statuses = new Map<number, number>();
   for (const { status } of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1);
   expect(Object.fromEntries(statuses)).toEqual({ 401: 5, 429: 295 });
@@ -51,9 +59,12 @@ it('keeps one count for the address however many made-up keys it sends at once, 
   try {
     expect((await other.send('GET', '/v1/projects', { key: generateApiKey() })).status).toBe(429);
     const key = await other.createKey('acme');
-    for (let i = 0; i < 5; i++) expect((await other.send('GET', '/v1/projects', { key })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await other.send('GET', '/v1/projects', { key })).status).toBe(200);
   } finally {
     await other.stop();
   }
-  expect(await redis.keys('task-tracker:rate-limit:*')).toEqual([expect.stringMatching(/^task-tracker:rate-limit:key:[0-9a-f-]{36}$/)]);
+  expect(await redis.keys('task-tracker:rate-limit:*')).toEqual([
+    expect.stringMatching(/^task-tracker:rate-limit:key:[0-9a-f-]{36}$/),
+  ]);
 });

@@ -9,12 +9,16 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const projectCount = async () => Number((await api.service.knex('projects').count({ n: '*' }))[0].n);
+const projectCount = async () =>
+  Number((await api.service.knex('projects').count({ n: '*' }))[0].n);
 
 describe('bearer API keys', () => {
   it('refuses a request with no key: 401, WWW-Authenticate: Bearer, and the handler never runs', async () => {
     const before = await projectCount();
-    const res = await api.send('POST', '/v1/projects', { headers: { 'Content-Type': 'application/json' }, body: '{"name":"sneaky"}' });
+    const res = await api.send('POST', '/v1/projects', {
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"sneaky"}',
+    });
     expect(res.status).toBe(401);
     expect(res.json.type).toBe('/problems/unauthenticated');
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
@@ -23,7 +27,10 @@ describe('bearer API keys', () => {
   });
 
   it('answers 401 before validating: an invalid body with no key is still 401', async () => {
-    const res = await api.send('POST', '/v1/tasks', { headers: { 'Content-Type': 'application/json' }, body: '{"bogus":1}' });
+    const res = await api.send('POST', '/v1/tasks', {
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"bogus":1}',
+    });
     expect(res.status).toBe(401);
   });
 
@@ -34,7 +41,9 @@ describe('bearer API keys', () => {
     ['a bare key without the scheme', `tt_${'A'.repeat(43)}`],
     ['an empty bearer', 'Bearer '],
   ])('refuses %s with 401 invalid_token', async (_case, authorization) => {
-    const res = await api.send('GET', '/v1/projects', { headers: { Authorization: authorization } });
+    const res = await api.send('GET', '/v1/projects', {
+      headers: { Authorization: authorization },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
   });
@@ -52,28 +61,49 @@ describe('bearer API keys', () => {
 
   it('lets a read-only key read but not write: 403 insufficient_scope', async () => {
     const reader = await api.createKey('acme', ['read']);
-    const { data: project } = await api.client(key).POST('/v1/projects', { body: { name: 'shared' } });
-    expect((await api.client(reader).GET('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } } })).response.status).toBe(200);
+    const { data: project } = await api
+      .client(key)
+      .POST('/v1/projects', { body: { name: 'shared' } });
+    expect(
+      (
+        await api.client(reader).GET('/v1/projects/{project_id}', {
+          params: { path: { project_id: project!.project_id } },
+        })
+      ).response.status,
+    ).toBe(200);
     const writes = [
       api.client(reader).POST('/v1/projects', { body: { name: 'x' } }),
-      api.client(reader).PATCH('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } }, body: { name: 'x' } }),
-      api.client(reader).DELETE('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } } }),
-      api.client(reader).POST('/v1/tasks', { body: { project_id: project!.project_id, title: 't' } }),
+      api.client(reader).PATCH('/v1/projects/{project_id}', {
+        params: { path: { project_id: project!.project_id } },
+        body: { name: 'x' },
+      }),
+      api.client(reader).DELETE('/v1/projects/{project_id}', {
+        params: { path: { project_id: project!.project_id } },
+      }),
+      api
+        .client(reader)
+        .POST('/v1/tasks', { body: { project_id: project!.project_id, title: 't' } }),
     ];
     for (const { response, error } of await Promise.all(writes)) {
       expect(response.status).toBe(403);
       expect(error!.type).toBe('/problems/insufficient-scope');
       expect(response.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
     }
-    const read = await api.client(key).GET('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } } });
+    const read = await api
+      .client(key)
+      .GET('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } } });
     expect(read.data).toEqual(project);
   });
 
   it('lets a write-only key write but not read', async () => {
     const writer = await api.createKey('acme', ['write']);
-    const { response, data } = await api.client(writer).POST('/v1/projects', { body: { name: 'w' } });
+    const { response, data } = await api
+      .client(writer)
+      .POST('/v1/projects', { body: { name: 'w' } });
     expect(response.status).toBe(201);
-    const read = await api.client(writer).GET('/v1/projects/{project_id}', { params: { path: { project_id: data!.project_id } } });
+    const read = await api
+      .client(writer)
+      .GET('/v1/projects/{project_id}', { params: { path: { project_id: data!.project_id } } });
     expect(read.response.status).toBe(403);
   });
 });
@@ -83,18 +113,28 @@ describe('tenant isolation', () => {
     const owner = api.client(key);
     const intruderKey = await api.createKey('globex');
     const intruder = api.client(intruderKey);
-    const { data: project } = await owner.POST('/v1/projects', { body: { name: 'secret', description: 'acme only' } });
-    const { data: task } = await owner.POST('/v1/tasks', { body: { project_id: project!.project_id, title: 'secret task' } });
+    const { data: project } = await owner.POST('/v1/projects', {
+      body: { name: 'secret', description: 'acme only' },
+    });
+    const { data: task } = await owner.POST('/v1/tasks', {
+      body: { project_id: project!.project_id, title: 'secret task' },
+    });
     const project_id = project!.project_id;
     const task_id = task!.task_id;
 
     const attempts = await Promise.all([
       intruder.GET('/v1/projects/{project_id}', { params: { path: { project_id } } }),
-      intruder.PATCH('/v1/projects/{project_id}', { params: { path: { project_id } }, body: { name: 'mine' } }),
+      intruder.PATCH('/v1/projects/{project_id}', {
+        params: { path: { project_id } },
+        body: { name: 'mine' },
+      }),
       intruder.DELETE('/v1/projects/{project_id}', { params: { path: { project_id } } }),
       intruder.GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id } } }),
       intruder.GET('/v1/tasks/{task_id}', { params: { path: { task_id } } }),
-      intruder.PATCH('/v1/tasks/{task_id}', { params: { path: { task_id } }, body: { status: 'done' } }),
+      intruder.PATCH('/v1/tasks/{task_id}', {
+        params: { path: { task_id } },
+        body: { status: 'done' },
+      }),
       intruder.DELETE('/v1/tasks/{task_id}', { params: { path: { task_id } } }),
     ]);
     for (const { response, error } of attempts) {
@@ -102,14 +142,22 @@ describe('tenant isolation', () => {
       expect(error!.type).toBe('/problems/not-found');
       expect(JSON.stringify(error)).not.toContain('secret');
     }
-    const intoForeignProject = await intruder.POST('/v1/tasks', { body: { project_id, title: 'planted' } });
+    const intoForeignProject = await intruder.POST('/v1/tasks', {
+      body: { project_id, title: 'planted' },
+    });
     expect(intoForeignProject.response.status).toBe(422);
 
     const listed = await intruder.GET('/v1/projects');
     expect(listed.data!.data.map((p) => p.project_id)).not.toContain(project_id);
-    expect((await owner.GET('/v1/projects/{project_id}', { params: { path: { project_id } } })).data).toEqual(project);
-    expect((await owner.GET('/v1/tasks/{task_id}', { params: { path: { task_id } } })).data).toEqual(task);
-    const tasks = await owner.GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id } } });
+    expect(
+      (await owner.GET('/v1/projects/{project_id}', { params: { path: { project_id } } })).data,
+    ).toEqual(project);
+    expect(
+      (await owner.GET('/v1/tasks/{task_id}', { params: { path: { task_id } } })).data,
+    ).toEqual(task);
+    const tasks = await owner.GET('/v1/projects/{project_id}/tasks', {
+      params: { path: { project_id } },
+    });
     expect(tasks.data!.data).toEqual([task]);
   });
 });

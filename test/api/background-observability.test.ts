@@ -25,7 +25,12 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   [api, receiver] = await Promise.all([
     startTestService({
-      config: { logLevel: 'info', webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 2, webhookRetryScheduleMs: [600_000] },
+      config: {
+        logLevel: 'info',
+        webhookAllowPrivateTargets: true,
+        webhookTimeoutSeconds: 2,
+        webhookRetryScheduleMs: [600_000],
+      },
       logDestination: log.stream,
     }),
     startReceiver((request) => {
@@ -43,16 +48,25 @@ afterAll(async () => {
 
 const json = { 'Content-Type': 'application/json' };
 const at = (scrape: Scrape, series: string) => scrape.value(series) ?? Number.NaN;
-const outcome = (scrape: Scrape, name: string) => at(scrape, `webhook_deliveries_total{outcome="${name}"}`);
+const outcome = (scrape: Scrape, name: string) =>
+  at(scrape, `webhook_deliveries_total{outcome="${name}"}`);
 
 async function register(key: string, url: string) {
-  const created = await api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) });
+  const created = await api.send('POST', '/v1/webhook-endpoints', {
+    key,
+    headers: json,
+    body: JSON.stringify({ url }),
+  });
   expect(created.status).toBe(201);
   return created.json as components['schemas']['WebhookEndpointWithSecret'];
 }
 
 async function createProject(key: string, name: string) {
-  const created = await api.send('POST', '/v1/projects', { key, headers: json, body: JSON.stringify({ name }) });
+  const created = await api.send('POST', '/v1/projects', {
+    key,
+    headers: json,
+    body: JSON.stringify({ name }),
+  });
   expect(created.status).toBe(201);
   return created.json as components['schemas']['Project'];
 }
@@ -62,13 +76,17 @@ async function feed(key: string, count: number): Promise<Event[]> {
   for (;;) {
     const events: Event[] = (await api.send('GET', '/v1/events?limit=200', { key })).json.data;
     if (events.length >= count) return events;
-    if (Date.now() > deadline) throw new Error(`the feed holds ${events.length} of ${count} events`);
+    if (Date.now() > deadline)
+      throw new Error(`the feed holds ${events.length} of ${count} events`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 it('warns at start that the SSRF guard is off', () => {
-  const warnings = log.lines.filter((line) => line.level === 40 && String(line.msg).startsWith('WEBHOOK_ALLOW_PRIVATE_TARGETS=true'));
+  const warnings = log.lines.filter(
+    (line) =>
+      line.level === 40 && String(line.msg).startsWith('WEBHOOK_ALLOW_PRIVATE_TARGETS=true'),
+  );
   expect(warnings).toHaveLength(1);
   expect(warnings[0].msg).toContain('the SSRF guard is off');
 });
@@ -85,32 +103,94 @@ describe('webhook deliveries', () => {
     await createProject(key, 'secret-body-text');
     await receiver.waitFor(1, { path: '/hang' });
     // The hanging attempt is in flight, and due until its outcome is written.
-    const during = await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_in_flight') >= 1 && at(s, 'webhook_attempts_due') >= 1);
+    const during = await scrapeUntil(
+      api.baseUrl,
+      (s) => at(s, 'webhook_attempts_in_flight') >= 1 && at(s, 'webhook_attempts_due') >= 1,
+    );
     expect(at(during, 'webhook_attempts_overdue')).toBe(0);
     await log.waitFor('webhook delivery attempt', 4);
-    const after = await scrapeUntil(api.baseUrl, (s) => outcome(s, 'timed_out') === outcome(before, 'timed_out') + 1 && at(s, 'webhook_attempts_in_flight') === 0);
+    const after = await scrapeUntil(
+      api.baseUrl,
+      (s) =>
+        outcome(s, 'timed_out') === outcome(before, 'timed_out') + 1 &&
+        at(s, 'webhook_attempts_in_flight') === 0,
+    );
     expect(outcome(after, 'delivered') - outcome(before, 'delivered')).toBe(1);
     expect(outcome(after, 'failed') - outcome(before, 'failed')).toBe(2);
     expect(outcome(after, 'refused') - outcome(before, 'refused')).toBe(0);
-    expect(at(after, 'webhook_delivery_delay_seconds_count') - at(before, 'webhook_delivery_delay_seconds_count')).toBe(1);
+    expect(
+      at(after, 'webhook_delivery_delay_seconds_count') -
+        at(before, 'webhook_delivery_delay_seconds_count'),
+    ).toBe(1);
     expect(at(after, 'webhook_delivery_delay_seconds_sum')).toBeLessThan(10);
-    expect(at(after, 'webhook_endpoints_disabled_total{reason="gone"}') - at(before, 'webhook_endpoints_disabled_total{reason="gone"}')).toBe(1);
-    expect(at(after, 'webhook_endpoints_disabled_total{reason="failing"}')).toBe(at(before, 'webhook_endpoints_disabled_total{reason="failing"}'));
+    expect(
+      at(after, 'webhook_endpoints_disabled_total{reason="gone"}') -
+        at(before, 'webhook_endpoints_disabled_total{reason="gone"}'),
+    ).toBe(1);
+    expect(at(after, 'webhook_endpoints_disabled_total{reason="failing"}')).toBe(
+      at(before, 'webhook_endpoints_disabled_total{reason="failing"}'),
+    );
     // The failed ones' retries are ten minutes away: nothing is due now.
-    expect(at(await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_due') === 0), 'webhook_attempts_overdue')).toBe(0);
+    expect(
+      at(
+        await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_due') === 0),
+        'webhook_attempts_overdue',
+      ),
+    ).toBe(0);
 
     const [event] = await feed(key, 1);
     const attempts = log.withMessage('webhook delivery attempt');
     expect(attempts.filter((line) => line.event_id === event.event_id)).toHaveLength(4);
-    const lineOf = (endpointId: string) => attempts.find((line) => line.webhook_endpoint_id === endpointId)!;
-    const common = { event_id: event.event_id, attempt: 1, target: receiver.origin, duration_ms: expect.any(Number), delivery_id: expect.any(String) };
-    expect(lineOf(ok.webhook_endpoint_id)).toMatchObject({ ...common, outcome: 'delivered', status: 204, error: null });
-    expect(lineOf(fail.webhook_endpoint_id)).toMatchObject({ ...common, outcome: 'failed', status: 500, error: null });
-    expect(lineOf(gone.webhook_endpoint_id)).toMatchObject({ ...common, outcome: 'failed', status: 410 });
-    expect(lineOf(hang.webhook_endpoint_id)).toMatchObject({ ...common, outcome: 'timed_out', status: null, error: 'timeout' });
-    expect(log.withMessage('webhook endpoint disabled')).toEqual([expect.objectContaining({ level: 40, webhook_endpoint_id: gone.webhook_endpoint_id, reason: 'gone' })]);
+    const lineOf = (endpointId: string) =>
+      attempts.find((line) => line.webhook_endpoint_id === endpointId)!;
+    const common = {
+      event_id: event.event_id,
+      attempt: 1,
+      target: receiver.origin,
+      duration_ms: expect.any(Number),
+      delivery_id: expect.any(String),
+    };
+    expect(lineOf(ok.webhook_endpoint_id)).toMatchObject({
+      ...common,
+      outcome: 'delivered',
+      status: 204,
+      error: null,
+    });
+    expect(lineOf(fail.webhook_endpoint_id)).toMatchObject({
+      ...common,
+      outcome: 'failed',
+      status: 500,
+      error: null,
+    });
+    expect(lineOf(gone.webhook_endpoint_id)).toMatchObject({
+      ...common,
+      outcome: 'failed',
+      status: 410,
+    });
+    expect(lineOf(hang.webhook_endpoint_id)).toMatchObject({
+      ...common,
+      outcome: 'timed_out',
+      status: null,
+      error: 'timeout',
+    });
+    expect(log.withMessage('webhook endpoint disabled')).toEqual([
+      expect.objectContaining({
+        level: 40,
+        webhook_endpoint_id: gone.webhook_endpoint_id,
+        reason: 'gone',
+      }),
+    ]);
     const everything = JSON.stringify(log.lines);
-    for (const secret of ['secret-body-text', 'query-secret-123', '/ok', ok.secret, ok.secret.slice(6), fail.secret, key]) expect(everything).not.toContain(secret);
+    for (const secret of [
+      'secret-body-text',
+      'query-secret-123',
+      '/ok',
+      ok.secret,
+      ok.secret.slice(6),
+      fail.secret,
+      key,
+    ])
+      expect(everything).not.toContain(secret);
   });
 
   it('counts attempts overdue: due for over a minute while no instance makes them', async () => {
@@ -121,39 +201,62 @@ describe('webhook deliveries', () => {
     const [event] = await feed(key, 1);
     const before = await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_in_flight') === 0);
     // Another instance serves the endpoint and has stopped making its attempts.
-    const serving = () => api.service.knex('leases').where('name', `webhook-serving:${endpoint.webhook_endpoint_id}`);
-    await serving().update({ holder: 'a-stuck-instance', expires_at: toDbTimestamp(new Date(Date.now() + 3_600_000).toISOString()) });
+    const serving = () =>
+      api.service.knex('leases').where('name', `webhook-serving:${endpoint.webhook_endpoint_id}`);
+    await serving().update({
+      holder: 'a-stuck-instance',
+      expires_at: toDbTimestamp(new Date(Date.now() + 3_600_000).toISOString()),
+    });
     const twoMinutesAgo = toDbTimestamp(new Date(Date.now() - 120_000).toISOString());
-    await api.service.knex('webhook_deliveries').insert(plannedAttempt(endpoint.webhook_endpoint_id, event, 1, twoMinutesAgo, twoMinutesAgo));
+    await api.service
+      .knex('webhook_deliveries')
+      .insert(plannedAttempt(endpoint.webhook_endpoint_id, event, 1, twoMinutesAgo, twoMinutesAgo));
     const stuck = await scrapeMetrics(api.baseUrl);
     expect(at(stuck, 'webhook_attempts_overdue') - at(before, 'webhook_attempts_overdue')).toBe(1);
     expect(at(stuck, 'webhook_attempts_due') - at(before, 'webhook_attempts_due')).toBe(1);
     // The stuck instance's time runs out: this one takes the endpoint over and makes the attempt.
-    await serving().update({ expires_at: toDbTimestamp(new Date(Date.now() - 3_600_000).toISOString()) });
+    await serving().update({
+      expires_at: toDbTimestamp(new Date(Date.now() - 3_600_000).toISOString()),
+    });
     await receiver.waitFor(2, { path: '/ok-overdue' });
-    await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_overdue') === at(before, 'webhook_attempts_overdue'));
+    await scrapeUntil(
+      api.baseUrl,
+      (s) => at(s, 'webhook_attempts_overdue') === at(before, 'webhook_attempts_overdue'),
+    );
   });
 });
 
 describe('event numbering', () => {
   const lease = () => api.service.knex('leases').where('name', 'event-numbering');
   const held = (scrape: Scrape) => at(scrape, 'event_numbering_lease_held');
-  const changes = (scrape: Scrape, change: string) => at(scrape, `event_numbering_lease_changes_total{change="${change}"}`);
+  const changes = (scrape: Scrape, change: string) =>
+    at(scrape, `event_numbering_lease_changes_total{change="${change}"}`);
 
   it('shows the lease held, the lag of each event numbered, and events waiting while no instance numbers; logs the lease lost and gained', async () => {
     const key = await api.createKey('numbering');
     const before = await scrapeUntil(api.baseUrl, (s) => held(s) === 1);
     expect(changes(before, 'gained')).toBeGreaterThanOrEqual(1);
-    expect(log.withMessage('event numbering lease gained: this instance numbers events').length).toBeGreaterThanOrEqual(1);
+    expect(
+      log.withMessage('event numbering lease gained: this instance numbers events').length,
+    ).toBeGreaterThanOrEqual(1);
     await createProject(key, 'p');
     await feed(key, 1);
     const numbered = await scrapeMetrics(api.baseUrl);
-    expect(at(numbered, 'event_numbering_lag_seconds_count') - at(before, 'event_numbering_lag_seconds_count')).toBe(1);
-    expect(at(numbered, 'event_numbering_lag_seconds_sum') - at(before, 'event_numbering_lag_seconds_sum')).toBeLessThan(5);
+    expect(
+      at(numbered, 'event_numbering_lag_seconds_count') -
+        at(before, 'event_numbering_lag_seconds_count'),
+    ).toBe(1);
+    expect(
+      at(numbered, 'event_numbering_lag_seconds_sum') -
+        at(before, 'event_numbering_lag_seconds_sum'),
+    ).toBeLessThan(5);
     expect(at(numbered, 'events_awaiting_number')).toBe(0);
 
     // Another instance takes the lease and stops numbering.
-    await lease().update({ holder: 'another-instance', expires_at: toDbTimestamp(new Date(Date.now() + 3_600_000).toISOString()) });
+    await lease().update({
+      holder: 'another-instance',
+      expires_at: toDbTimestamp(new Date(Date.now() + 3_600_000).toISOString()),
+    });
     const lost = await scrapeUntil(api.baseUrl, (s) => held(s) === 0);
     expect(changes(lost, 'lost') - changes(before, 'lost')).toBe(1);
     await log.waitFor('event numbering lease lost: another instance took it over');
@@ -161,18 +264,28 @@ describe('event numbering', () => {
     await createProject(key, 'r');
     const waiting = await scrapeMetrics(api.baseUrl);
     expect(at(waiting, 'events_awaiting_number')).toBe(2);
-    expect(at(waiting, 'event_numbering_lag_seconds_count')).toBe(at(numbered, 'event_numbering_lag_seconds_count'));
+    expect(at(waiting, 'event_numbering_lag_seconds_count')).toBe(
+      at(numbered, 'event_numbering_lag_seconds_count'),
+    );
 
     // Its lease runs out a while later: this instance takes it over and numbers what waited.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await lease().update({ expires_at: toDbTimestamp(new Date(Date.now() - 1000).toISOString()) });
-    const regained = await scrapeUntil(api.baseUrl, (s) => held(s) === 1 && at(s, 'events_awaiting_number') === 0);
+    const regained = await scrapeUntil(
+      api.baseUrl,
+      (s) => held(s) === 1 && at(s, 'events_awaiting_number') === 0,
+    );
     expect(changes(regained, 'gained') - changes(before, 'gained')).toBe(1);
     await feed(key, 3);
     const caughtUp = await scrapeMetrics(api.baseUrl);
-    expect(at(caughtUp, 'event_numbering_lag_seconds_count') - at(numbered, 'event_numbering_lag_seconds_count')).toBe(2);
+    expect(
+      at(caughtUp, 'event_numbering_lag_seconds_count') -
+        at(numbered, 'event_numbering_lag_seconds_count'),
+    ).toBe(2);
     // They waited for the lease, over a quarter of a second each: their lag says so.
-    expect(at(caughtUp, 'event_numbering_lag_seconds_bucket{le="0.25"}')).toBe(at(numbered, 'event_numbering_lag_seconds_bucket{le="0.25"}'));
+    expect(at(caughtUp, 'event_numbering_lag_seconds_bucket{le="0.25"}')).toBe(
+      at(numbered, 'event_numbering_lag_seconds_bucket{le="0.25"}'),
+    );
   });
 });
 
@@ -181,34 +294,50 @@ describe('long polls', () => {
     const key = await api.createKey('polls');
     const latest = await api.send('GET', '/v1/events?from=latest', { key });
     const before = await scrapeMetrics(api.baseUrl);
-    const requests = (s: Scrape) => at(s, 'http_requests_total{operation="listEvents",status="200"}');
-    const latencies = (s: Scrape) => at(s, 'http_request_duration_seconds_count{operation="listEvents",status="200"}');
-    const polls = (s: Scrape) => s.value('http_long_poll_duration_seconds_count{status="200"}') ?? 0;
+    const requests = (s: Scrape) =>
+      at(s, 'http_requests_total{operation="listEvents",status="200"}');
+    const latencies = (s: Scrape) =>
+      at(s, 'http_request_duration_seconds_count{operation="listEvents",status="200"}');
+    const polls = (s: Scrape) =>
+      s.value('http_long_poll_duration_seconds_count{status="200"}') ?? 0;
     const poll = api.send('GET', `/v1/events?cursor=${latest.json.next_cursor}&wait=20`, { key });
     const waiting = await scrapeUntil(api.baseUrl, (s) => at(s, 'events_long_polls_waiting') === 1);
     expect(polls(waiting)).toBe(polls(before));
     await createProject(key, 'p');
     const answered = await poll;
     expect([answered.status, answered.json.data.length]).toEqual([200, 1]);
-    const after = await scrapeUntil(api.baseUrl, (s) => at(s, 'events_long_polls_waiting') === 0 && polls(s) === polls(before) + 1);
+    const after = await scrapeUntil(
+      api.baseUrl,
+      (s) => at(s, 'events_long_polls_waiting') === 0 && polls(s) === polls(before) + 1,
+    );
     expect(requests(after) - requests(before)).toBe(1);
     expect(latencies(after)).toBe(latencies(before));
-    expect(at(after, 'http_long_poll_duration_seconds_bucket{le="0.01",status="200"}')).toBe(before.value('http_long_poll_duration_seconds_bucket{le="0.01",status="200"}') ?? 0);
+    expect(at(after, 'http_long_poll_duration_seconds_bucket{le="0.01",status="200"}')).toBe(
+      before.value('http_long_poll_duration_seconds_bucket{le="0.01",status="200"}') ?? 0,
+    );
   });
 });
 
 describe('the Grafana dashboard', () => {
-  const dashboard = JSON.parse(readFileSync(path.join(__dirname, '../../deploy/grafana/task-tracker.json'), 'utf8'));
+  const dashboard = JSON.parse(
+    readFileSync(path.join(__dirname, '../../deploy/grafana/task-tracker.json'), 'utf8'),
+  );
   const expressions = (node: unknown): string[] =>
     node !== null && typeof node === 'object'
-      ? Object.entries(node).flatMap(([name, value]) => (name === 'expr' && typeof value === 'string' ? [value] : expressions(value)))
+      ? Object.entries(node).flatMap(([name, value]) =>
+          name === 'expr' && typeof value === 'string' ? [value] : expressions(value),
+        )
       : [];
 
   it('reads names from PromQL: metrics, not functions, labels or keywords', () => {
-    expect(metricNamesIn('histogram_quantile(0.95, sum by (le, operation) (rate(http_request_duration_seconds_bucket{status=~"5.."}[$__rate_interval])))')).toEqual([
-      'http_request_duration_seconds_bucket',
-    ]);
-    expect(metricNamesIn('sum(a_total) / ignoring(x) b_total offset 5m > bool 0 and on(instance) c')).toEqual(['a_total', 'b_total', 'c']);
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.95, sum by (le, operation) (rate(http_request_duration_seconds_bucket{status=~"5.."}[$__rate_interval])))',
+      ),
+    ).toEqual(['http_request_duration_seconds_bucket']);
+    expect(
+      metricNamesIn('sum(a_total) / ignoring(x) b_total offset 5m > bool 0 and on(instance) c'),
+    ).toEqual(['a_total', 'b_total', 'c']);
   });
 
   it('queries only metrics that a scrape of the running service has, and every metric of the service', async () => {
@@ -218,7 +347,9 @@ describe('the Grafana dashboard', () => {
     const scrape = await scrapeMetrics(api.baseUrl);
     expect([...queried].filter((name) => !scrape.names.has(name))).toEqual([]);
     // Every family of the service's own (not Node's defaults, which it does not export), its histograms by their buckets.
-    const families = [...scrape.text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => (type === 'histogram' ? `${name}_bucket` : name));
+    const families = [...scrape.text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) =>
+      type === 'histogram' ? `${name}_bucket` : name,
+    );
     expect(families.length).toBeGreaterThan(15);
     expect(families.filter((name) => !queried.has(name))).toEqual([]);
   });

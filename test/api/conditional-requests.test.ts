@@ -13,7 +13,9 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 async function newTask() {
-  const { data, response } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: 't' } });
+  const { data, response } = await api
+    .client(key)
+    .POST('/v1/tasks', { body: { project_id: projectId, title: 't' } });
   return { task: data!, etag: response.headers.get('etag')! };
 }
 
@@ -27,23 +29,35 @@ describe('ETags', () => {
     expect(read.response.headers.get('etag')).toBe(etag);
     const etags = new Set([etag]);
     for (const status of ['in_progress', 'in_progress', 'done'] as const) {
-      const { response } = await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { status } });
+      const { response } = await api
+        .client(key)
+        .PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { status } });
       etags.add(response.headers.get('etag')!);
     }
     expect(etags.size).toBe(4);
-    const project = await api.client(key).GET('/v1/projects/{project_id}', { params: { path: { project_id: projectId } } });
+    const project = await api
+      .client(key)
+      .GET('/v1/projects/{project_id}', { params: { path: { project_id: projectId } } });
     expect(project.response.headers.get('etag')).toMatch(/^"[^"]+"$/);
   });
 
   it('answers If-None-Match with 304 and no body while the ETag is current, 200 once it is not', async () => {
     const { task, etag } = await newTask();
     for (const ifNoneMatch of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
-      const res = await api.send('GET', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-None-Match': ifNoneMatch } });
+      const res = await api.send('GET', `/v1/tasks/${task.task_id}`, {
+        key,
+        headers: { 'If-None-Match': ifNoneMatch },
+      });
       expect([ifNoneMatch, res.status, res.text]).toEqual([ifNoneMatch, 304, '']);
       expect(res.headers.get('etag')).toBe(etag);
     }
-    await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { title: 'changed' } });
-    const res = await api.send('GET', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-None-Match': etag } });
+    await api
+      .client(key)
+      .PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { title: 'changed' } });
+    const res = await api.send('GET', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'If-None-Match': etag },
+    });
     expect(res.status).toBe(200);
     expect(res.json.title).toBe('changed');
   });
@@ -53,7 +67,11 @@ describe('If-Match', () => {
   it('lets one of two clients that read the same ETag win; the other gets 412 and changes nothing', async () => {
     const { task, etag } = await newTask();
     const patch = (title: string) =>
-      api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ title }) });
+      api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+        key,
+        headers: { 'Content-Type': 'application/json', 'If-Match': etag },
+        body: JSON.stringify({ title }),
+      });
     const [first, second] = await Promise.all([patch('from A'), patch('from B')]);
     expect([first.status, second.status].sort()).toEqual([200, 412]);
     const [winner, loser] = first.status === 200 ? [first, second] : [second, first];
@@ -67,14 +85,20 @@ describe('If-Match', () => {
     const { task } = await newTask();
     const titles = Array.from({ length: 12 }, (_, i) => `change ${i}`);
     const answers = await Promise.all(
-      titles.map((title) => api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { title } })),
+      titles.map((title) =>
+        api
+          .client(key)
+          .PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { title } }),
+      ),
     );
     expect(answers.map((a) => a.response.status)).toEqual(titles.map(() => 200));
     // Each change made its own version: twelve distinct ETags, none the creation's.
     const etags = answers.map((a) => a.response.headers.get('etag'));
     expect(new Set(etags).size).toBe(titles.length);
     const read = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
-    const last = answers.find((a) => a.response.headers.get('etag') === read.response.headers.get('etag'))!;
+    const last = answers.find(
+      (a) => a.response.headers.get('etag') === read.response.headers.get('etag'),
+    )!;
     expect(read.data!.title).toBe(last.data!.title);
   });
 
@@ -86,42 +110,80 @@ describe('If-Match', () => {
       body: JSON.stringify({ status: 'done' }),
     });
     expect(res.status).toBe(200);
-    const star = await api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/json', 'If-Match': '*' }, body: JSON.stringify({ status: 'pending' }) });
+    const star = await api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'Content-Type': 'application/json', 'If-Match': '*' },
+      body: JSON.stringify({ status: 'pending' }),
+    });
     expect(star.status).toBe(200);
   });
 
   it('refuses a weak ETag in If-Match: changes need the strong one', async () => {
     const { task, etag } = await newTask();
-    const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/json', 'If-Match': `W/${etag}` }, body: JSON.stringify({ status: 'done' }) });
+    const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'Content-Type': 'application/json', 'If-Match': `W/${etag}` },
+      body: JSON.stringify({ status: 'done' }),
+    });
     expect(res.status).toBe(412);
   });
 
   it('deletes only with a current If-Match; a stale one is 412 and the task stays', async () => {
     const { task, etag } = await newTask();
-    await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { status: 'done' } });
-    const stale = await api.send('DELETE', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-Match': etag } });
+    await api
+      .client(key)
+      .PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), body: { status: 'done' } });
+    const stale = await api.send('DELETE', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'If-Match': etag },
+    });
     expect(stale.status).toBe(412);
     const read = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
     expect(read.response.status).toBe(200);
-    const current = await api.send('DELETE', `/v1/tasks/${task.task_id}`, { key, headers: { 'If-Match': read.response.headers.get('etag')! } });
+    const current = await api.send('DELETE', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'If-Match': read.response.headers.get('etag')! },
+    });
     expect(current.status).toBe(204);
   });
 
   it('guards project changes and deletion the same way', async () => {
-    const { data: project, response } = await api.client(key).POST('/v1/projects', { body: { name: 'guarded' } });
+    const { data: project, response } = await api
+      .client(key)
+      .POST('/v1/projects', { body: { name: 'guarded' } });
     const etag = response.headers.get('etag')!;
     const path = `/v1/projects/${project!.project_id}`;
-    const renamed = await api.send('PATCH', path, { key, headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ name: 'renamed' }) });
+    const renamed = await api.send('PATCH', path, {
+      key,
+      headers: { 'Content-Type': 'application/json', 'If-Match': etag },
+      body: JSON.stringify({ name: 'renamed' }),
+    });
     expect(renamed.status).toBe(200);
-    const stale = await api.send('PATCH', path, { key, headers: { 'Content-Type': 'application/json', 'If-Match': etag }, body: JSON.stringify({ name: 'lost' }) });
+    const stale = await api.send('PATCH', path, {
+      key,
+      headers: { 'Content-Type': 'application/json', 'If-Match': etag },
+      body: JSON.stringify({ name: 'lost' }),
+    });
     expect(stale.status).toBe(412);
-    expect((await api.send('DELETE', path, { key, headers: { 'If-Match': etag } })).status).toBe(412);
+    expect((await api.send('DELETE', path, { key, headers: { 'If-Match': etag } })).status).toBe(
+      412,
+    );
     expect((await api.send('GET', path, { key })).json.name).toBe('renamed');
-    expect((await api.send('DELETE', path, { key, headers: { 'If-Match': renamed.headers.get('etag')! } })).status).toBe(204);
+    expect(
+      (
+        await api.send('DELETE', path, {
+          key,
+          headers: { 'If-Match': renamed.headers.get('etag')! },
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it('answers 404, not 412, for a task that does not exist', async () => {
-    const res = await api.send('DELETE', '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12', { key, headers: { 'If-Match': '"1"' } });
+    const res = await api.send('DELETE', '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12', {
+      key,
+      headers: { 'If-Match': '"1"' },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -132,30 +194,53 @@ describe('a condition that is not one', () => {
   it.each([
     ['If-Match', ['PATCH', 'DELETE']],
     ['If-None-Match', ['GET']],
-  ])('answers %s that is neither * nor quoted entity tags with 400 naming the header, and changes nothing', async (header, methods) => {
-    const { task, etag } = await newTask();
-    for (const value of malformed) {
-      for (const method of methods) {
-        const answer = await api.send(method, `/v1/tasks/${task.task_id}`, {
-          key,
-          headers: { [header]: value, 'Content-Type': 'application/json' },
-          body: method === 'PATCH' ? JSON.stringify({ title: 'changed' }) : undefined,
-        });
-        expect([method, value, answer.status, answer.json.type]).toEqual([method, value, 400, '/problems/invalid-request']);
-        expect(answer.json.errors).toEqual([expect.objectContaining({ in: 'header', name: header })]);
+  ])(
+    'answers %s that is neither * nor quoted entity tags with 400 naming the header, and changes nothing',
+    async (header, methods) => {
+      const { task, etag } = await newTask();
+      for (const value of malformed) {
+        for (const method of methods) {
+          const answer = await api.send(method, `/v1/tasks/${task.task_id}`, {
+            key,
+            headers: { [header]: value, 'Content-Type': 'application/json' },
+            body: method === 'PATCH' ? JSON.stringify({ title: 'changed' }) : undefined,
+          });
+          expect([method, value, answer.status, answer.json.type]).toEqual([
+            method,
+            value,
+            400,
+            '/problems/invalid-request',
+          ]);
+          expect(answer.json.errors).toEqual([
+            expect.objectContaining({ in: 'header', name: header }),
+          ]);
+        }
       }
-    }
-    const after = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
-    expect([after.data!.title, after.response.headers.get('etag')]).toEqual(['t', etag]);
-  });
+      const after = await api.client(key).GET('/v1/tasks/{task_id}', taskPath(task.task_id));
+      expect([after.data!.title, after.response.headers.get('etag')]).toEqual(['t', etag]);
+    },
+  );
 
   it('takes every well-formed list: spaces, weak tags, empty elements, tags with commas inside', async () => {
     const { task, etag } = await newTask();
-    for (const value of [` ${etag} `, `"x,y", ${etag}`, `W/"1",${etag}`, `,${etag},,`, `"a"\t,\t${etag}`]) {
-      const { response } = await api.client(key).GET('/v1/tasks/{task_id}', { ...taskPath(task.task_id), headers: { 'If-None-Match': value } });
+    for (const value of [
+      ` ${etag} `,
+      `"x,y", ${etag}`,
+      `W/"1",${etag}`,
+      `,${etag},,`,
+      `"a"\t,\t${etag}`,
+    ]) {
+      const { response } = await api.client(key).GET('/v1/tasks/{task_id}', {
+        ...taskPath(task.task_id),
+        headers: { 'If-None-Match': value },
+      });
       expect([value, response.status]).toEqual([value, 304]);
     }
-    const { response } = await api.client(key).PATCH('/v1/tasks/{task_id}', { ...taskPath(task.task_id), headers: { 'If-Match': `W/"9", "x,y" , ${etag}` }, body: { title: 'changed' } });
+    const { response } = await api.client(key).PATCH('/v1/tasks/{task_id}', {
+      ...taskPath(task.task_id),
+      headers: { 'If-Match': `W/"9", "x,y" , ${etag}` },
+      body: { title: 'changed' },
+    });
     expect(response.status).toBe(200);
   });
 });

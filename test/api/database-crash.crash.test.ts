@@ -21,7 +21,11 @@ beforeAll(async () => {
   const repositories = createRepositories(service.knex);
   key = (await issueApiKey(repositories, 'acme', ['read', 'write'])).key;
   const tenant = await repositories.tenants.findOrCreate('acme');
-  projectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenant.tenant_id, { name: 'crash', description: '' }, write))).value.project_id;
+  projectId = (
+    await repositories.inTransaction('fixture', (write) =>
+      repositories.projects.create(tenant.tenant_id, { name: 'crash', description: '' }, write),
+    )
+  ).value.project_id;
 }, 120_000);
 afterAll(async () => {
   await service?.stop();
@@ -60,7 +64,10 @@ it('acknowledges only what it committed, and recovers without a restart', async 
   expect([...statuses.keys()].sort()).toEqual([201, 503]);
   expect(acknowledged.some((a) => a.at > restartedAt)).toBe(true);
   const ids = acknowledged.map((a) => a.taskId);
-  const rows: Array<{ task_id: string }> = await service.knex('tasks').select('task_id').whereIn('task_id', ids);
+  const rows: Array<{ task_id: string }> = await service
+    .knex('tasks')
+    .select('task_id')
+    .whereIn('task_id', ids);
   expect(rows.length).toBe(ids.length);
   expect(new Set(rows.map((r) => r.task_id)).size).toBe(ids.length);
   expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
@@ -78,9 +85,20 @@ it('binds each Idempotency-Key to one task across a crash of the database', asyn
   expect([...load.statuses.keys()].sort()).toEqual([201, 503]);
   const retried = await retryEveryKey(service.url, key, projectId, load.creates);
   const acknowledged = load.creates.filter((c) => c.acknowledged !== undefined);
-  for (const create of acknowledged) expect([create.key, retried.get(create.key)]).toEqual([create.key, { taskId: create.acknowledged, replayed: true }]);
-  const stored = await taskIdsByTitle(service.knex, load.creates.map((c) => c.key));
-  expect(load.creates.filter((c) => stored.get(c.key)?.length !== 1).map((c) => [c.key, stored.get(c.key)])).toEqual([]);
+  for (const create of acknowledged)
+    expect([create.key, retried.get(create.key)]).toEqual([
+      create.key,
+      { taskId: create.acknowledged, replayed: true },
+    ]);
+  const stored = await taskIdsByTitle(
+    service.knex,
+    load.creates.map((c) => c.key),
+  );
+  expect(
+    load.creates
+      .filter((c) => stored.get(c.key)?.length !== 1)
+      .map((c) => [c.key, stored.get(c.key)]),
+  ).toEqual([]);
 }, 120_000);
 
 it('does not claim that nothing was written when the database is lost', async () => {
@@ -88,7 +106,11 @@ it('does not claim that nothing was written when the database is lost', async ()
   try {
     const response = await fetch(`${service.url}/v1/tasks`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'lost' },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'lost',
+      },
       body: JSON.stringify({ project_id: projectId, title: 'lost' }),
     });
     const problem = (await response.json()) as { detail: string };

@@ -17,11 +17,17 @@ let projectId: string;
 
 beforeAll(async () => {
   database = await OwnMariaDb.create();
-  service = await startService(testConfig({ client: 'mysql', url: database.url }, { statementTimeoutSeconds: 2 }));
+  service = await startService(
+    testConfig({ client: 'mysql', url: database.url }, { statementTimeoutSeconds: 2 }),
+  );
   const repositories = createRepositories(service.knex);
   key = (await issueApiKey(repositories, 'acme', ['read', 'write'])).key;
   const tenant = await repositories.tenants.findOrCreate('acme');
-  projectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenant.tenant_id, { name: 'freeze', description: '' }, write))).value.project_id;
+  projectId = (
+    await repositories.inTransaction('fixture', (write) =>
+      repositories.projects.create(tenant.tenant_id, { name: 'freeze', description: '' }, write),
+    )
+  ).value.project_id;
 }, 120_000);
 afterAll(async () => {
   database?.thaw();
@@ -30,12 +36,19 @@ afterAll(async () => {
 });
 
 /** A request's status (0: no answer within 20 s) and how long it took. */
-async function timed(path: string, init: RequestInit = {}): Promise<{ status: number; ms: number }> {
+async function timed(
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; ms: number }> {
   const started = Date.now();
   try {
     const res = await fetch(`${service.url}${path}`, {
       ...init,
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...init.headers },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        ...init.headers,
+      },
       signal: AbortSignal.timeout(20_000),
     });
     await res.arrayBuffer();
@@ -46,17 +59,27 @@ async function timed(path: string, init: RequestInit = {}): Promise<{ status: nu
 }
 
 const listTasks = () => timed(`/v1/projects/${projectId}/tasks`);
-const createTask = () => timed('/v1/tasks', { method: 'POST', body: JSON.stringify({ project_id: projectId, title: 'during the freeze' }) });
+const createTask = () =>
+  timed('/v1/tasks', {
+    method: 'POST',
+    body: JSON.stringify({ project_id: projectId, title: 'during the freeze' }),
+  });
 
 it('answers 503 within about ten seconds while the database is frozen, and recovers once it runs', async () => {
   // Every pool connection open and idle, as under load, when the server stops.
-  expect((await Promise.all(Array.from({ length: 12 }, listTasks))).map((r) => r.status)).toEqual(Array(12).fill(200));
+  expect((await Promise.all(Array.from({ length: 12 }, listTasks))).map((r) => r.status)).toEqual(
+    Array(12).fill(200),
+  );
 
   database.freeze();
   let frozen: Array<{ status: number; ms: number }>;
   try {
     // More requests than the pool has connections: some hold one, the rest wait for one.
-    frozen = await Promise.all([...Array.from({ length: 8 }, listTasks), ...Array.from({ length: 8 }, createTask), timed('/readyz')]);
+    frozen = await Promise.all([
+      ...Array.from({ length: 8 }, listTasks),
+      ...Array.from({ length: 8 }, createTask),
+      timed('/readyz'),
+    ]);
   } finally {
     database.thaw();
   }
@@ -70,5 +93,7 @@ it('answers 503 within about ten seconds while the database is frozen, and recov
     if (!recovered) await new Promise((resolve) => setTimeout(resolve, 200));
   }
   expect(recovered).toBe(true);
-  expect((await Promise.all(Array.from({ length: 12 }, createTask))).map((r) => r.status)).toEqual(Array(12).fill(201));
+  expect((await Promise.all(Array.from({ length: 12 }, createTask))).map((r) => r.status)).toEqual(
+    Array(12).fill(201),
+  );
 }, 120_000);

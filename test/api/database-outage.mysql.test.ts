@@ -70,8 +70,18 @@ async function call(method: string, path: string, body?: unknown) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  if (path.startsWith('/v1')) await assertConformsToContract(method, path, { status: res.status, headers: res.headers, text });
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined, ms: Date.now() - started };
+  if (path.startsWith('/v1'))
+    await assertConformsToContract(method, path, {
+      status: res.status,
+      headers: res.headers,
+      text,
+    });
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text ? JSON.parse(text) : undefined,
+    ms: Date.now() - started,
+  };
 }
 
 it('answers 503 with Retry-After while the database is unreachable, and recovers by itself', async () => {

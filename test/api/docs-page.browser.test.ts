@@ -13,7 +13,15 @@ beforeAll(async () => {
   api = await startTestService();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -22,7 +30,11 @@ afterAll(async () => {
 });
 
 const operationIds = Object.values(loadDocument().definition.paths ?? {}).flatMap((item) =>
-  Object.values(item ?? {}).flatMap((operation) => ((operation as { operationId?: string }).operationId ? [(operation as { operationId: string }).operationId] : [])),
+  Object.values(item ?? {}).flatMap((operation) =>
+    (operation as { operationId?: string }).operationId
+      ? [(operation as { operationId: string }).operationId]
+      : [],
+  ),
 );
 
 it('lists every operation of the document and creates a project with a key', async () => {
@@ -44,9 +56,13 @@ it('lists every operation of the document and creates a project with a key', asy
   const operation = page.locator('[id$="-createProject"]');
   await operation.locator('.opblock-summary').click();
   await operation.locator('button.try-out__btn').click();
-  await operation.locator('textarea.body-param__text').fill(JSON.stringify({ name: 'Made in the docs page' }));
+  await operation
+    .locator('textarea.body-param__text')
+    .fill(JSON.stringify({ name: 'Made in the docs page' }));
   await operation.locator('button.execute').click();
-  const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
+  const status = operation
+    .locator('.live-responses-table tr.response .response-col_status')
+    .first();
   await status.waitFor();
   expect((await status.textContent())?.trim()).toBe('201');
 

@@ -14,8 +14,14 @@ afterAll(() => api.stop());
 it('serves every file the page loads', async () => {
   const page = await fetch(`${api.baseUrl}/docs`);
   expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-  const loaded = [...(await page.text()).matchAll(/(?:href|src)="(\/docs\/[^"]+)"/g)].map((m) => m[1]);
-  expect(loaded).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
+  const loaded = [...(await page.text()).matchAll(/(?:href|src)="(\/docs\/[^"]+)"/g)].map(
+    (m) => m[1],
+  );
+  expect(loaded).toEqual([
+    '/docs/assets/swagger-ui.css',
+    '/docs/assets/swagger-ui-bundle.js',
+    '/docs/init.js',
+  ]);
   for (const path of loaded) {
     const res = await fetch(api.baseUrl + path);
     expect([path, res.status, (await res.arrayBuffer()).byteLength > 0]).toEqual([path, 200, true]);

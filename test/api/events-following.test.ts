@@ -14,13 +14,16 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const feed = (key: string, query = ''): Promise<RawResponse> => api.send('GET', `/v1/events${query}`, { key });
-const cursorAt = (position: number) => Buffer.from(JSON.stringify({ after: position })).toString('base64url');
+const feed = (key: string, query = ''): Promise<RawResponse> =>
+  api.send('GET', `/v1/events${query}`, { key });
+const cursorAt = (position: number) =>
+  Buffer.from(JSON.stringify({ after: position })).toString('base64url');
 
 /** A tenant with `count` numbered events, and the feed's end cursor once all are numbered. */
 async function tenantWith(name: string, count: number): Promise<{ key: string; end: string }> {
   const key = await api.createKey(name);
-  for (let i = 0; i < count; i++) await api.client(key).POST('/v1/projects', { body: { name: `${name} ${i}` } });
+  for (let i = 0; i < count; i++)
+    await api.client(key).POST('/v1/projects', { body: { name: `${name} ${i}` } });
   const deadline = Date.now() + 5000;
   for (;;) {
     const page = await feed(key, '?limit=200');
@@ -40,12 +43,18 @@ describe('from=latest', () => {
     expect(latest.json).toEqual({ data: [], next_cursor: end, has_more: false });
     await api.client(key).POST('/v1/projects', { body: { name: 'after the head' } });
     const polled = await feed(key, `?cursor=${latest.json.next_cursor}&wait=10`);
-    expect(polled.json.data.map((e: Event) => [e.sequence, (e.data.object as { name: string }).name])).toEqual([[4, 'after the head']]);
+    expect(
+      polled.json.data.map((e: Event) => [e.sequence, (e.data.object as { name: string }).name]),
+    ).toEqual([[4, 'after the head']]);
   });
 
   it('starts at position 0 for a tenant with no events, and long-polls from the head with wait', async () => {
     const key = await api.createKey('newcomer');
-    expect((await feed(key, '?from=latest')).json).toEqual({ data: [], next_cursor: cursorAt(0), has_more: false });
+    expect((await feed(key, '?from=latest')).json).toEqual({
+      data: [],
+      next_cursor: cursorAt(0),
+      has_more: false,
+    });
     const polled = feed(key, '?from=latest&wait=15');
     await new Promise((resolve) => setTimeout(resolve, 300));
     await api.client(key).POST('/v1/projects', { body: { name: 'first' } });
@@ -60,7 +69,9 @@ describe('from=latest', () => {
     const both = await feed(key, `?from=latest&cursor=${end}`);
     expect(both.status).toBe(400);
     expect(both.json.type).toBe('/problems/invalid-request');
-    expect(both.json.errors).toEqual([{ in: 'query', name: 'from', message: expect.stringContaining('cursor') }]);
+    expect(both.json.errors).toEqual([
+      { in: 'query', name: 'from', message: expect.stringContaining('cursor') },
+    ]);
     const other = await feed(key, '?from=earliest');
     expect(other.status).toBe(400);
     expect(other.json.errors).toEqual([expect.objectContaining({ in: 'query', name: 'from' })]);
@@ -73,7 +84,11 @@ describe('a cursor past the newest event', () => {
     for (const cursor of ['eyJhZnRlciI6OTk5OTk5OTl9', cursorAt(3)]) {
       const ahead = await feed(key, `?cursor=${cursor}`);
       expect(ahead.status).toBe(410);
-      expect(ahead.json).toMatchObject({ type: '/problems/cursor-expired', status: 410, latest_cursor: end });
+      expect(ahead.json).toMatchObject({
+        type: '/problems/cursor-expired',
+        status: 410,
+        latest_cursor: end,
+      });
       expect(ahead.json.detail).toMatch(/past the newest event/);
       expect(ahead.json.detail).not.toMatch(/no longer kept/);
     }

@@ -29,19 +29,31 @@ const headers = { Authorization: '', 'Content-Type': 'application/json' };
 const call = (url: string, method: string, path: string, body?: unknown, requestId?: string) =>
   fetch(url + path, {
     method,
-    headers: { ...headers, Authorization: `Bearer ${key}`, ...(requestId ? { 'X-Request-Id': requestId } : {}) },
+    headers: {
+      ...headers,
+      Authorization: `Bearer ${key}`,
+      ...(requestId ? { 'X-Request-Id': requestId } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
 /** Follows the feed with long polls until it holds `count` events or the time is up. */
-async function consume(url: string, until: () => number | undefined, timeoutMs: number): Promise<Event[]> {
+async function consume(
+  url: string,
+  until: () => number | undefined,
+  timeoutMs: number,
+): Promise<Event[]> {
   const seen: Event[] = [];
   let cursor = '';
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const expected = until();
     if (expected !== undefined && seen.length >= expected) break;
-    const response = await call(url, 'GET', `/v1/events?limit=200&wait=2${cursor && `&cursor=${cursor}`}`);
+    const response = await call(
+      url,
+      'GET',
+      `/v1/events?limit=200&wait=2${cursor && `&cursor=${cursor}`}`,
+    );
     const page = (await response.json()) as { data: Event[]; next_cursor: string };
     seen.push(...page.data);
     cursor = page.next_cursor;
@@ -53,7 +65,9 @@ async function wholeFeed(url: string): Promise<Event[]> {
   const events: Event[] = [];
   let cursor = '';
   for (;;) {
-    const page = (await (await call(url, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`)).json()) as { data: Event[]; next_cursor: string; has_more: boolean };
+    const page = (await (
+      await call(url, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`)
+    ).json()) as { data: Event[]; next_cursor: string; has_more: boolean };
     events.push(...page.data);
     cursor = page.next_cursor;
     if (!page.has_more) return events;
@@ -76,7 +90,14 @@ describe('two in-process instances', () => {
 
   it('gives a consumer long-polling one instance every event of 200 concurrent changes through both, 1..n once each', async () => {
     const tasks: string[] = [];
-    for (let i = 0; i < 20; i++) tasks.push(((await (await call(a.url, 'POST', '/v1/tasks', { project_id: projectId, title: `seed ${i}` })).json()) as { task_id: string }).task_id);
+    for (let i = 0; i < 20; i++)
+      tasks.push(
+        (
+          (await (
+            await call(a.url, 'POST', '/v1/tasks', { project_id: projectId, title: `seed ${i}` })
+          ).json()) as { task_id: string }
+        ).task_id,
+      );
     let expected: number | undefined;
     const consumer = consume(b.url, () => expected, 30_000);
     const changes = Array.from({ length: 200 }, (_, i) => {
@@ -96,11 +117,15 @@ describe('two in-process instances', () => {
   }, 60_000);
 
   it('wakes a long poll on one instance within a second of a change on the other', async () => {
-    const end = ((await (await call(b.url, 'GET', '/v1/events')).json()) as { next_cursor: string }).next_cursor;
+    const end = ((await (await call(b.url, 'GET', '/v1/events')).json()) as { next_cursor: string })
+      .next_cursor;
     const polled = call(b.url, 'GET', `/v1/events?cursor=${end}&wait=20`);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const changedAt = Date.now();
-    expect((await call(a.url, 'POST', '/v1/tasks', { project_id: projectId, title: 'made on a' })).status).toBe(201);
+    expect(
+      (await call(a.url, 'POST', '/v1/tasks', { project_id: projectId, title: 'made on a' }))
+        .status,
+    ).toBe(201);
     const page = (await (await polled).json()) as { data: Event[] };
     expect(Date.now() - changedAt).toBeLessThan(1000);
     expect(page.data.map((e) => e.type)).toEqual(['task.created']);
@@ -108,11 +133,19 @@ describe('two in-process instances', () => {
 });
 
 it('numbers on when the numbering instance is killed under load: nothing lost, nothing repeated', async () => {
-  const instances: ServiceProcess[] = [await serveProcess(database.config), await serveProcess(database.config)];
-  const numbersEvents = (instance: ServiceProcess) => instance.lines.filter((l) => l.msg === 'event numbering lease gained: this instance numbers events').length;
+  const instances: ServiceProcess[] = [
+    await serveProcess(database.config),
+    await serveProcess(database.config),
+  ];
+  const numbersEvents = (instance: ServiceProcess) =>
+    instance.lines.filter(
+      (l) => l.msg === 'event numbering lease gained: this instance numbers events',
+    ).length;
   const deadline = Date.now() + 10_000;
-  while (!instances.some((i) => numbersEvents(i) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const [holder, survivor] = numbersEvents(instances[0]) > 0 ? instances : [instances[1], instances[0]];
+  while (!instances.some((i) => numbersEvents(i) > 0) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  const [holder, survivor] =
+    numbersEvents(instances[0]) > 0 ? instances : [instances[1], instances[0]];
   expect(numbersEvents(survivor)).toBe(0);
 
   const acknowledged: string[] = [];
@@ -123,7 +156,13 @@ it('numbers on when the numbering instance is killed under load: nothing lost, n
       const requestId = `w${w}-${sent++}`;
       const url = w % 2 && !holder.child.killed ? holder.url : survivor.url;
       try {
-        const response = await call(url, 'POST', '/v1/tasks', { project_id: projectId, title: requestId }, requestId);
+        const response = await call(
+          url,
+          'POST',
+          '/v1/tasks',
+          { project_id: projectId, title: requestId },
+          requestId,
+        );
         if (response.status === 201) acknowledged.push(requestId);
       } catch {
         // the killed instance: no answer, the outcome unknown
@@ -152,7 +191,11 @@ it('numbers on when the numbering instance is killed under load: nothing lost, n
       await knex.destroy();
     }
     // Its log line may wait in the log's buffer up to 100 ms after the numbering it announces.
-    for (const waitUntil = Date.now() + 2000; numbersEvents(survivor) === 0 && Date.now() < waitUntil; ) await new Promise((r) => setTimeout(r, 50));
+    for (
+      const waitUntil = Date.now() + 2000;
+      numbersEvents(survivor) === 0 && Date.now() < waitUntil;
+    )
+      await new Promise((r) => setTimeout(r, 50));
     expect(numbersEvents(survivor)).toBe(1);
     const events = await wholeFeed(survivor.url);
     expect(events.map((e) => e.sequence)).toEqual(oneToN(events.length));

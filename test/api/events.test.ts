@@ -50,32 +50,97 @@ describe('each change records its event', () => {
   it('creates, updates and deletes of projects and tasks, in order, with data, previous and request_id', async () => {
     const apiKey = await api.createKey('recorder');
     const send = (method: string, path: string, requestId: string, body?: unknown) =>
-      api.send(method, path, { key: apiKey, headers: { ...json, 'X-Request-Id': requestId }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const project = (await send('POST', '/v1/projects', 'req-1', { name: 'Launch', description: 'd' })).json;
-    const renamed = (await send('PATCH', `/v1/projects/${project.project_id}`, 'req-2', { name: 'Launch 2' })).json;
-    const task = (await send('POST', '/v1/tasks', 'req-3', { project_id: project.project_id, title: 'Write' })).json;
-    const started = (await send('PATCH', `/v1/tasks/${task.task_id}`, 'req-4', { status: 'in_progress', title: 'Write it' })).json;
+      api.send(method, path, {
+        key: apiKey,
+        headers: { ...json, 'X-Request-Id': requestId },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const project = (
+      await send('POST', '/v1/projects', 'req-1', { name: 'Launch', description: 'd' })
+    ).json;
+    const renamed = (
+      await send('PATCH', `/v1/projects/${project.project_id}`, 'req-2', { name: 'Launch 2' })
+    ).json;
+    const task = (
+      await send('POST', '/v1/tasks', 'req-3', { project_id: project.project_id, title: 'Write' })
+    ).json;
+    const started = (
+      await send('PATCH', `/v1/tasks/${task.task_id}`, 'req-4', {
+        status: 'in_progress',
+        title: 'Write it',
+      })
+    ).json;
     expect((await send('DELETE', `/v1/tasks/${task.task_id}`, 'req-5')).status).toBe(204);
-    await send('POST', '/v1/tasks', 'req-6', { project_id: project.project_id, title: 'Goes with the project' });
+    await send('POST', '/v1/tasks', 'req-6', {
+      project_id: project.project_id,
+      title: 'Goes with the project',
+    });
     expect((await send('DELETE', `/v1/projects/${project.project_id}`, 'req-7')).status).toBe(204);
 
     const events = await settled(7, apiKey);
     const task6 = events[5].data.object as components['schemas']['Task'];
-    expect(events.map(({ sequence, type, request_id, project_id, data }) => ({ sequence, type, request_id, project_id, data }))).toEqual([
-      { sequence: 1, type: 'project.created', request_id: 'req-1', project_id: project.project_id, data: { object: project } },
-      { sequence: 2, type: 'project.updated', request_id: 'req-2', project_id: project.project_id, data: { object: renamed, previous: { name: 'Launch', updated_at: project.updated_at } } },
-      { sequence: 3, type: 'task.created', request_id: 'req-3', project_id: project.project_id, data: { object: task } },
+    expect(
+      events.map(({ sequence, type, request_id, project_id, data }) => ({
+        sequence,
+        type,
+        request_id,
+        project_id,
+        data,
+      })),
+    ).toEqual([
+      {
+        sequence: 1,
+        type: 'project.created',
+        request_id: 'req-1',
+        project_id: project.project_id,
+        data: { object: project },
+      },
+      {
+        sequence: 2,
+        type: 'project.updated',
+        request_id: 'req-2',
+        project_id: project.project_id,
+        data: { object: renamed, previous: { name: 'Launch', updated_at: project.updated_at } },
+      },
+      {
+        sequence: 3,
+        type: 'task.created',
+        request_id: 'req-3',
+        project_id: project.project_id,
+        data: { object: task },
+      },
       {
         sequence: 4,
         type: 'task.updated',
         request_id: 'req-4',
         project_id: project.project_id,
-        data: { object: started, previous: { status: 'pending', title: 'Write', updated_at: task.updated_at } },
+        data: {
+          object: started,
+          previous: { status: 'pending', title: 'Write', updated_at: task.updated_at },
+        },
       },
-      { sequence: 5, type: 'task.deleted', request_id: 'req-5', project_id: project.project_id, data: { object: started } },
-      { sequence: 6, type: 'task.created', request_id: 'req-6', project_id: project.project_id, data: { object: task6 } },
+      {
+        sequence: 5,
+        type: 'task.deleted',
+        request_id: 'req-5',
+        project_id: project.project_id,
+        data: { object: started },
+      },
+      {
+        sequence: 6,
+        type: 'task.created',
+        request_id: 'req-6',
+        project_id: project.project_id,
+        data: { object: task6 },
+      },
       // The project's delete takes its task with it, with no event of its own.
-      { sequence: 7, type: 'project.deleted', request_id: 'req-7', project_id: project.project_id, data: { object: renamed } },
+      {
+        sequence: 7,
+        type: 'project.deleted',
+        request_id: 'req-7',
+        project_id: project.project_id,
+        data: { object: renamed },
+      },
     ]);
     for (const event of events) expect(event.event_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(events.every((e, i) => i === 0 || e.created_at >= events[i - 1].created_at)).toBe(true);
@@ -83,16 +148,33 @@ describe('each change records its event', () => {
 
   it('records nothing for a change that failed or was replayed', async () => {
     const apiKey = await api.createKey('failures');
-    const send = (method: string, path: string, body?: string, headers: Record<string, string> = {}) => api.send(method, path, { key: apiKey, headers: { ...json, ...headers }, body });
-    const project = (await send('POST', '/v1/projects', '{"name": "p"}', { 'Idempotency-Key': 'once' })).json;
-    const task = (await send('POST', '/v1/tasks', JSON.stringify({ project_id: project.project_id, title: 't' }))).json;
+    const send = (
+      method: string,
+      path: string,
+      body?: string,
+      headers: Record<string, string> = {},
+    ) => api.send(method, path, { key: apiKey, headers: { ...json, ...headers }, body });
+    const project = (
+      await send('POST', '/v1/projects', '{"name": "p"}', { 'Idempotency-Key': 'once' })
+    ).json;
+    const task = (
+      await send(
+        'POST',
+        '/v1/tasks',
+        JSON.stringify({ project_id: project.project_id, title: 't' }),
+      )
+    ).json;
     const before = await settled(2, apiKey);
     expect(before).toHaveLength(2);
 
     const failures = [
       await send('POST', '/v1/projects', '{"name": ""}'),
       await send('POST', '/v1/projects', '{"name": "x\\ud800"}'),
-      await send('POST', '/v1/tasks', JSON.stringify({ project_id: '0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01', title: 't' })),
+      await send(
+        'POST',
+        '/v1/tasks',
+        JSON.stringify({ project_id: '0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01', title: 't' }),
+      ),
       await send('PATCH', `/v1/tasks/${task.task_id}`, '{"status": "done"}', { 'If-Match': '"7"' }),
       await send('DELETE', `/v1/tasks/${task.task_id}`, undefined, { 'If-Match': '"7"' }),
       await send('PATCH', '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12', '{"status": "done"}'),
@@ -116,8 +198,15 @@ describe('GET /v1/events', () => {
     projectA = (await client.POST('/v1/projects', { body: { name: 'A' } })).data!.project_id;
     projectB = (await client.POST('/v1/projects', { body: { name: 'B' } })).data!.project_id;
     for (let i = 0; i < 3; i++) {
-      const task = (await client.POST('/v1/tasks', { body: { project_id: i % 2 ? projectB : projectA, title: `t${i}` } })).data!;
-      await client.PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } }, body: { status: 'done' } });
+      const task = (
+        await client.POST('/v1/tasks', {
+          body: { project_id: i % 2 ? projectB : projectA, title: `t${i}` },
+        })
+      ).data!;
+      await client.PATCH('/v1/tasks/{task_id}', {
+        params: { path: { task_id: task.task_id } },
+        body: { status: 'done' },
+      });
     }
     events = await settled(8);
   });
@@ -138,16 +227,24 @@ describe('GET /v1/events', () => {
 
   it('filters by type and project, and the cursor moves past what the filters leave out', async () => {
     const created = await feed('?type=task.created&type=project.created&type=task.created');
-    expect(created.json.data.map((e: Event) => e.type)).toEqual(['project.created', 'project.created', 'task.created', 'task.created', 'task.created']);
+    expect(created.json.data.map((e: Event) => e.type)).toEqual([
+      'project.created',
+      'project.created',
+      'task.created',
+      'task.created',
+      'task.created',
+    ]);
     const ofB = await feed(`?project_id=${projectB}`);
-    expect(ofB.json.data.map((e: Event) => e.sequence)).toEqual(events.filter((e) => e.project_id === projectB).map((e) => e.sequence));
+    expect(ofB.json.data.map((e: Event) => e.sequence)).toEqual(
+      events.filter((e) => e.project_id === projectB).map((e) => e.sequence),
+    );
     const onlyB = await feed(`?project_id=${projectB}&type=task.updated`);
     expect(onlyB.json.data).toHaveLength(1);
     // Nothing matching is left after the last event: the cursor is at the end of the feed.
     expect((await feed(`?cursor=${onlyB.json.next_cursor}`)).json.data).toEqual([]);
   });
 
-  it('shows a key only its own tenant\'s events, and needs the read scope', async () => {
+  it("shows a key only its own tenant's events, and needs the read scope", async () => {
     const other = await api.createKey('globex');
     expect((await feed('', other)).json.data).toEqual([]);
     expect((await feed(`?project_id=${projectA}`, other)).json.data).toEqual([]);
@@ -157,7 +254,15 @@ describe('GET /v1/events', () => {
     expect((await api.send('GET', '/v1/events')).status).toBe(401);
   });
 
-  it.each(['cursor=%%%', 'cursor=eyJhZnRlciI6LTF9', 'wait=31', 'wait=1e1', 'limit=0', 'type=task.moved', 'project_id=nope'])('refuses %s with 400', async (query) => {
+  it.each([
+    'cursor=%%%',
+    'cursor=eyJhZnRlciI6LTF9',
+    'wait=31',
+    'wait=1e1',
+    'limit=0',
+    'type=task.moved',
+    'project_id=nope',
+  ])('refuses %s with 400', async (query) => {
     const res = await feed(`?${query}`);
     expect(res.status).toBe(400);
   });
@@ -166,21 +271,36 @@ describe('GET /v1/events', () => {
 describe('a rolling upgrade', () => {
   it('numbers an event that an older instance wrote without a sequence (NULL)', async () => {
     const apiKey = await api.createKey('upgrade');
-    const { data: project } = await api.client(apiKey).POST('/v1/projects', { body: { name: 'upgraded' } });
+    const { data: project } = await api
+      .client(apiKey)
+      .POST('/v1/projects', { body: { name: 'upgraded' } });
     await settled(1, apiKey);
     const [written] = await api.service.knex('events').where('project_id', project!.project_id);
-    await api.service.knex('events').insert({ ...written, event_id: uuidv7(), sequence: null, request_id: 'older-instance' });
-    expect((await settled(2, apiKey)).map((e) => e.request_id)).toEqual([written.request_id, 'older-instance']);
-    await api.client(apiKey).PATCH('/v1/projects/{project_id}', { params: { path: { project_id: project!.project_id } }, body: { name: 'after' } });
+    await api.service
+      .knex('events')
+      .insert({ ...written, event_id: uuidv7(), sequence: null, request_id: 'older-instance' });
+    expect((await settled(2, apiKey)).map((e) => e.request_id)).toEqual([
+      written.request_id,
+      'older-instance',
+    ]);
+    await api.client(apiKey).PATCH('/v1/projects/{project_id}', {
+      params: { path: { project_id: project!.project_id } },
+      body: { name: 'after' },
+    });
 
     const events = await settled(3, apiKey);
-    expect(events.map((e) => [e.sequence, e.type])).toEqual([[1, 'project.created'], [2, 'project.created'], [3, 'project.updated']]);
+    expect(events.map((e) => [e.sequence, e.type])).toEqual([
+      [1, 'project.created'],
+      [2, 'project.created'],
+      [3, 'project.updated'],
+    ]);
     expect(events[1].request_id).toBe('older-instance');
   });
 });
 
 describe('long polling', () => {
-  const endCursor = async (apiKey = key) => (await feed('?limit=200', apiKey)).json.next_cursor as string;
+  const endCursor = async (apiKey = key) =>
+    (await feed('?limit=200', apiKey)).json.next_cursor as string;
 
   it('answers wait=0 at once, and an idle wait=1 after about a second with nothing', async () => {
     const cursor = await endCursor();
@@ -209,15 +329,21 @@ describe('long polling', () => {
   it('keeps waiting through events its filter leaves out', async () => {
     const cursor = await endCursor();
     const polled = feed(`?cursor=${cursor}&wait=20&type=project.deleted`);
-    const { data } = await api.client(key).POST('/v1/projects', { body: { name: 'created, then deleted' } });
+    const { data } = await api
+      .client(key)
+      .POST('/v1/projects', { body: { name: 'created, then deleted' } });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await api.client(key).DELETE('/v1/projects/{project_id}', { params: { path: { project_id: data!.project_id } } });
+    await api
+      .client(key)
+      .DELETE('/v1/projects/{project_id}', { params: { path: { project_id: data!.project_id } } });
     expect((await polled).json.data.map((e: Event) => e.type)).toEqual(['project.deleted']);
   });
 
   it('holds no database connection while 100 requests wait', async () => {
     const cursor = await endCursor();
-    const pool = (api.service.knex.client as { pool: { numUsed(): number; numPendingAcquires(): number } }).pool;
+    const pool = (
+      api.service.knex.client as { pool: { numUsed(): number; numPendingAcquires(): number } }
+    ).pool;
     const polls = Array.from({ length: 100 }, () => feed(`?cursor=${cursor}&wait=3`));
     // Time for all 100 to have made their first read (on a loaded machine, more than half a second), well within their 3 s.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -240,16 +366,31 @@ describe('long polling', () => {
 
 describe('retention', () => {
   it('removes events older than EVENT_RETENTION_DAYS in the background; a cursor before them is 410', async () => {
-    const kept = await startTestService({ config: { cleanupIntervalSeconds: 0.2, eventRetentionDays: 1 } });
+    const kept = await startTestService({
+      config: { cleanupIntervalSeconds: 0.2, eventRetentionDays: 1 },
+    });
     try {
       const apiKey = await kept.createKey('acme');
-      for (const name of ['old 1', 'old 2', 'new 3']) await kept.client(apiKey).POST('/v1/projects', { body: { name } });
-      const start = (await kept.send('GET', '/v1/events?limit=1', { key: apiKey })).json.next_cursor;
+      for (const name of ['old 1', 'old 2', 'new 3'])
+        await kept.client(apiKey).POST('/v1/projects', { body: { name } });
+      const start = (await kept.send('GET', '/v1/events?limit=1', { key: apiKey })).json
+        .next_cursor;
       const twoDaysAgo = toDbTimestamp(new Date(Date.now() - 2 * 86_400_000).toISOString());
       const deadline = Date.now() + 5000;
-      while ((await kept.service.knex('events').modify(awaitingNumber).count({ n: '*' }))[0].n != 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      await kept.service.knex('events').whereIn('sequence', [1, 2]).update({ created_at: twoDaysAgo });
-      while (Number((await kept.service.knex('events').count({ n: '*' }))[0].n) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (
+        (await kept.service.knex('events').modify(awaitingNumber).count({ n: '*' }))[0].n != 0 &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 50));
+      await kept.service
+        .knex('events')
+        .whereIn('sequence', [1, 2])
+        .update({ created_at: twoDaysAgo });
+      while (
+        Number((await kept.service.knex('events').count({ n: '*' }))[0].n) > 1 &&
+        Date.now() < deadline
+      )
+        await new Promise((r) => setTimeout(r, 50));
 
       const fromStart = await kept.send('GET', '/v1/events', { key: apiKey });
       expect(fromStart.json.data.map((e: Event) => e.sequence)).toEqual([3]);
@@ -257,7 +398,9 @@ describe('retention', () => {
       expect(expired.status).toBe(410);
       expect(expired.json.type).toBe('/problems/cursor-expired');
       expect(expired.json.detail).toMatch(/no longer kept/);
-      expect(expired.json.latest_cursor).toBe((await kept.send('GET', '/v1/events?from=latest', { key: apiKey })).json.next_cursor);
+      expect(expired.json.latest_cursor).toBe(
+        (await kept.send('GET', '/v1/events?from=latest', { key: apiKey })).json.next_cursor,
+      );
     } finally {
       await kept.stop();
     }

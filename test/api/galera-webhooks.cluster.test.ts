@@ -32,8 +32,13 @@ beforeAll(async () => {
   cluster = await GaleraCluster.start();
   ({ key, projectId } = await seedTenant({ client: 'mysql', url: cluster.nodes[0].url }));
   receiver = await startReceiver();
-  const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: String(timeoutMs / 1000), WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s' };
-  for (let i = 0; i < 2; i++) instances.push(await serveProcess({ client: 'mysql', url: cluster.proxyUrl }, env));
+  const env = {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_SECONDS: String(timeoutMs / 1000),
+    WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
+  };
+  for (let i = 0; i < 2; i++)
+    instances.push(await serveProcess({ client: 'mysql', url: cluster.proxyUrl }, env));
   [p, q] = instances;
 }, 180_000);
 
@@ -57,7 +62,13 @@ afterEach(() => {
   expect(internalErrors.splice(0)).toEqual([]);
 });
 
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const response = await fetch(base + path, {
     method,
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
@@ -73,7 +84,8 @@ async function conflicts(): Promise<number> {
   let total = 0;
   for (const node of cluster.nodes) {
     const status = await node.status(['wsrep_local_cert_failures', 'wsrep_local_bf_aborts']);
-    if (status) total += Number(status.wsrep_local_cert_failures) + Number(status.wsrep_local_bf_aborts);
+    if (status)
+      total += Number(status.wsrep_local_cert_failures) + Number(status.wsrep_local_bf_aborts);
   }
   return total;
 }
@@ -93,7 +105,13 @@ function writeLoad(phase: string, writers: number) {
     Array.from({ length: writers }, async (_, w) => {
       for (let n = 0; !stopped; n++) {
         const requestId = `${phase}-${w}-${n}`;
-        const answer = await call(w % 2 ? p.url : q.url, 'POST', '/v1/tasks', { project_id: projectId, title: requestId }, { 'X-Request-Id': requestId });
+        const answer = await call(
+          w % 2 ? p.url : q.url,
+          'POST',
+          '/v1/tasks',
+          { project_id: projectId, title: requestId },
+          { 'X-Request-Id': requestId },
+        );
         statuses.push(answer.status);
         if (answer.status === 201) acknowledged.push({ requestId, at: performance.now() });
         else await sleep(50);
@@ -121,13 +139,20 @@ function receipts(prefix: string): Map<string, number[]> {
   return got;
 }
 
-async function waitForReceipts(prefix: string, requestIds: string[], timeoutMs: number): Promise<Map<string, number[]>> {
+async function waitForReceipts(
+  prefix: string,
+  requestIds: string[],
+  timeoutMs: number,
+): Promise<Map<string, number[]>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const got = receipts(prefix);
     const missing = requestIds.filter((id) => !got.has(id));
     if (missing.length === 0) return got;
-    if (Date.now() > deadline) throw new Error(`${missing.length} of ${requestIds.length} events not delivered after ${timeoutMs} ms, e.g. ${missing.slice(0, 3).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${missing.length} of ${requestIds.length} events not delivered after ${timeoutMs} ms, e.g. ${missing.slice(0, 3).join(', ')}`,
+      );
     await sleep(200);
   }
 }
@@ -160,21 +185,43 @@ it('costs writes through HAProxy no more certification conflicts with a webhook 
     const load = writeLoad(phase, 8);
     await sleep(phaseMs);
     await load.stop();
-    return { creates: load.acknowledged.length, conflicts: (await conflicts()) - before, acknowledged: load.acknowledged, refused: load.statuses.filter((status) => status !== 201) };
+    return {
+      creates: load.acknowledged.length,
+      conflicts: (await conflicts()) - before,
+      acknowledged: load.acknowledged,
+      refused: load.statuses.filter((status) => status !== 201),
+    };
   };
   // Each measured twice, alternately, so that a slow spell of the machine falls on both.
   const without1 = await measure('plain1');
-  const endpoint = await call(p.url, 'POST', '/v1/webhook-endpoints', { url: `${receiver.origin}/hooks`, event_types: ['task.created'] });
+  const endpoint = await call(p.url, 'POST', '/v1/webhook-endpoints', {
+    url: `${receiver.origin}/hooks`,
+    event_types: ['task.created'],
+  });
   expect(endpoint.status).toBe(201);
   const with1 = await measure('hooked1');
   // Delivered before the endpoint is disabled: an event planned after that would never be.
-  await waitForReceipts('hooked1', with1.acknowledged.map((x) => x.requestId), 30_000);
-  await call(p.url, 'PATCH', `/v1/webhook-endpoints/${endpoint.body.webhook_endpoint_id}`, { enabled: false });
+  await waitForReceipts(
+    'hooked1',
+    with1.acknowledged.map((x) => x.requestId),
+    30_000,
+  );
+  await call(p.url, 'PATCH', `/v1/webhook-endpoints/${endpoint.body.webhook_endpoint_id}`, {
+    enabled: false,
+  });
   const without2 = await measure('plain2');
-  await call(p.url, 'PATCH', `/v1/webhook-endpoints/${endpoint.body.webhook_endpoint_id}`, { enabled: true });
+  await call(p.url, 'PATCH', `/v1/webhook-endpoints/${endpoint.body.webhook_endpoint_id}`, {
+    enabled: true,
+  });
   const with2 = await measure('hooked2');
-  const without = { creates: without1.creates + without2.creates, conflicts: without1.conflicts + without2.conflicts };
-  const withHooks = { creates: with1.creates + with2.creates, conflicts: with1.conflicts + with2.conflicts };
+  const without = {
+    creates: without1.creates + without2.creates,
+    conflicts: without1.conflicts + without2.conflicts,
+  };
+  const withHooks = {
+    creates: with1.creates + with2.creates,
+    conflicts: with1.conflicts + with2.conflicts,
+  };
   console.log(
     `certification conflicts through HAProxy: ${without.conflicts} in ${without.creates} creates without an endpoint (${without1.conflicts} + ${without2.conflicts}), ` +
       `${withHooks.conflicts} in ${withHooks.creates} with one (${with1.conflicts} + ${with2.conflicts}); causes of 503s ${JSON.stringify(unavailableCauses())}`,
@@ -190,7 +237,9 @@ it('costs writes through HAProxy no more certification conflicts with a webhook 
   expect(got.size).toBe(hooked.length);
   // Per create, no more than without, within a margin of three for the noise of the few writes
   // every instance makes on a timer (the last use of a key, leases) that sometimes meet.
-  expect(withHooks.conflicts).toBeLessThanOrEqual((without.conflicts * withHooks.creates) / Math.max(1, without.creates) + 3);
+  expect(withHooks.conflicts).toBeLessThanOrEqual(
+    (without.conflicts * withHooks.creates) / Math.max(1, without.creates) + 3,
+  );
 }, 120_000);
 
 it('delivers every event after a node is killed under load, none later than a lease and a timeout, and sends again only attempts whose outcome was not saved, at most once', async () => {
@@ -202,7 +251,11 @@ it('delivers every event after a node is killed under load, none later than a le
   await sleep(8000);
   await load.stop();
   const acknowledged = load.acknowledged;
-  const got = await waitForReceipts('loss', acknowledged.map((x) => x.requestId), leaseMs + timeoutMs + 20_000);
+  const got = await waitForReceipts(
+    'loss',
+    acknowledged.map((x) => x.requestId),
+    leaseMs + timeoutMs + 20_000,
+  );
   // Time for an attempt whose outcome was lost to be made again once its claim ran out.
   await sleep(leaseMs + timeoutMs);
   const final = receipts('loss');
@@ -225,4 +278,7 @@ it('delivers every event after a node is killed under load, none later than a le
   expect(twice.length).toBeLessThanOrEqual(lost);
 }, 120_000);
 
-const countsOf = (statuses: number[]) => Object.fromEntries([...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]));
+const countsOf = (statuses: number[]) =>
+  Object.fromEntries(
+    [...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]),
+  );

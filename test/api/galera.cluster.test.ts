@@ -64,26 +64,40 @@ interface Answer<T = any> {
   body: T;
 }
 
-async function call<T = any>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer<T>> {
   const response = await fetch(base + path, {
     method,
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  const answer = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const answer = {
+    status: response.status,
+    headers: response.headers,
+    body: text ? JSON.parse(text) : undefined,
+  };
   if (answer.status === 500) internalErrors.push(`${method} ${path}: ${text}`);
   return answer;
 }
 
-const countsOf = (statuses: number[]) => Object.fromEntries([...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]));
+const countsOf = (statuses: number[]) =>
+  Object.fromEntries(
+    [...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]),
+  );
 
 /** The whole feed, page after page, through one instance. */
 async function wholeFeed(base: string): Promise<Event[]> {
   const events: Event[] = [];
   let cursor = '';
   for (;;) {
-    const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`)).body as { data: Event[]; next_cursor: string; has_more: boolean };
+    const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`))
+      .body as { data: Event[]; next_cursor: string; has_more: boolean };
     events.push(...page.data);
     cursor = page.next_cursor;
     if (!page.has_more) return events;
@@ -94,7 +108,8 @@ async function wholeFeed(base: string): Promise<Event[]> {
 async function feedEnd(base: string): Promise<string> {
   let cursor = '';
   for (;;) {
-    const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`)).body as { next_cursor: string; has_more: boolean };
+    const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`))
+      .body as { next_cursor: string; has_more: boolean };
     cursor = page.next_cursor;
     if (!page.has_more) return cursor;
   }
@@ -103,7 +118,14 @@ async function feedEnd(base: string): Promise<string> {
 /** The feed once every committed event has its number (numbering runs a moment behind the commits). */
 async function numberedFeed(base: string, node: GaleraNode): Promise<Event[]> {
   const deadline = Date.now() + 20_000;
-  while ((await cluster.query<{ n: number }>(node, 'select count(*) as n from events where sequence = 0 or sequence is null'))[0].n > 0) {
+  while (
+    (
+      await cluster.query<{ n: number }>(
+        node,
+        'select count(*) as n from events where sequence = 0 or sequence is null',
+      )
+    )[0].n > 0
+  ) {
     if (Date.now() > deadline) throw new Error('events still unnumbered after 20 s');
     await sleep(100);
   }
@@ -127,7 +149,11 @@ it('starts an instance on each node at once on a new database: one migrates, the
   const urls = await cluster.createDatabase('fresh');
   const started = await Promise.allSettled(urls.map((url) => serveOn(url)));
   try {
-    expect(started.map((s) => (s.status === 'fulfilled' ? 'serving' : String(s.reason)))).toEqual(['serving', 'serving', 'serving']);
+    expect(started.map((s) => (s.status === 'fulfilled' ? 'serving' : String(s.reason)))).toEqual([
+      'serving',
+      'serving',
+      'serving',
+    ]);
   } finally {
     for (const s of started) if (s.status === 'fulfilled') await stop(s.value);
   }
@@ -153,16 +179,32 @@ describe('two instances, each on a node of its own', () => {
     const client = async (c: number) => {
       for (let i = 0; i < 50; i++) {
         const [writer, reader] = (c + i) % 2 ? [a.url, b.url] : [b.url, a.url];
-        const created = await call<Task>(writer, 'POST', '/v1/tasks', { project_id: projectId, title: `ryw ${c}-${i}` });
+        const created = await call<Task>(writer, 'POST', '/v1/tasks', {
+          project_id: projectId,
+          title: `ryw ${c}-${i}`,
+        });
         expect(created.status).toBe(201);
         const id = created.body.task_id;
         const read = await call<Task>(reader, 'GET', `/v1/tasks/${id}`);
         if (read.status !== 200) misses.push(`GET ${id} on the other instance: ${read.status}`);
-        const changed = await call<Task>(reader, 'PATCH', `/v1/tasks/${id}`, { status: 'done' }, { 'If-Match': created.headers.get('etag')! });
-        if (changed.status !== 200) misses.push(`PATCH ${id} with its new ETag on the other instance: ${changed.status}`);
+        const changed = await call<Task>(
+          reader,
+          'PATCH',
+          `/v1/tasks/${id}`,
+          { status: 'done' },
+          { 'If-Match': created.headers.get('etag')! },
+        );
+        if (changed.status !== 200)
+          misses.push(`PATCH ${id} with its new ETag on the other instance: ${changed.status}`);
         const readBack = await call<Task>(writer, 'GET', `/v1/tasks/${id}`);
-        if (readBack.status !== 200 || readBack.body.status !== 'done' || readBack.headers.get('etag') !== changed.headers.get('etag')) {
-          misses.push(`GET ${id} back on the first instance: ${readBack.status} ${readBack.body?.status}`);
+        if (
+          readBack.status !== 200 ||
+          readBack.body.status !== 'done' ||
+          readBack.headers.get('etag') !== changed.headers.get('etag')
+        ) {
+          misses.push(
+            `GET ${id} back on the first instance: ${readBack.status} ${readBack.body?.status}`,
+          );
         }
       }
     };
@@ -170,7 +212,12 @@ describe('two instances, each on a node of its own', () => {
     // an idle cluster applies a write set on the other nodes within microseconds, hiding a stale read.
     let loaded = true;
     const background = async (w: number) => {
-      while (loaded) await call(w % 2 ? a.url : b.url, 'POST', '/v1/tasks', { project_id: projectId, title: `load ${w}`, description: 'x'.repeat(5000) });
+      while (loaded)
+        await call(w % 2 ? a.url : b.url, 'POST', '/v1/tasks', {
+          project_id: projectId,
+          title: `load ${w}`,
+          description: 'x'.repeat(5000),
+        });
     };
     const load = Array.from({ length: 6 }, (_, w) => background(w));
     try {
@@ -184,17 +231,35 @@ describe('two instances, each on a node of its own', () => {
 
   it('lets exactly one of 40 concurrent PATCHes with one If-Match through, over both instances; the rest are 412', async () => {
     for (let round = 0; round < 3; round++) {
-      const created = await call<Task>(a.url, 'POST', '/v1/tasks', { project_id: projectId, title: `contended ${round}` });
+      const created = await call<Task>(a.url, 'POST', '/v1/tasks', {
+        project_id: projectId,
+        title: `contended ${round}`,
+      });
       const etag = created.headers.get('etag')!;
       const answers = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => call<Task>(i % 2 ? a.url : b.url, 'PATCH', `/v1/tasks/${created.body.task_id}`, { title: `patch ${round}-${i}` }, { 'If-Match': etag })),
+        Array.from({ length: 40 }, (_, i) =>
+          call<Task>(
+            i % 2 ? a.url : b.url,
+            'PATCH',
+            `/v1/tasks/${created.body.task_id}`,
+            { title: `patch ${round}-${i}` },
+            { 'If-Match': etag },
+          ),
+        ),
       );
       expect(countsOf(answers.map((x) => x.status))).toEqual({ 200: 1, 412: 39 });
       const winner = answers.find((x) => x.status === 200)!.body.title;
-      for (const instance of [a, b]) expect((await call<Task>(instance.url, 'GET', `/v1/tasks/${created.body.task_id}`)).body.title).toBe(winner);
+      for (const instance of [a, b])
+        expect(
+          (await call<Task>(instance.url, 'GET', `/v1/tasks/${created.body.task_id}`)).body.title,
+        ).toBe(winner);
       // One change, so one event, on every node.
       for (const node of cluster.nodes) {
-        const updates = await cluster.query<{ n: number }>(node, "select count(*) as n from events where type = 'task.updated' and data like ?", [`%"task_id":"${created.body.task_id}"%`]);
+        const updates = await cluster.query<{ n: number }>(
+          node,
+          "select count(*) as n from events where type = 'task.updated' and data like ?",
+          [`%"task_id":"${created.body.task_id}"%`],
+        );
         expect(updates[0].n).toBe(1);
       }
     }
@@ -204,14 +269,40 @@ describe('two instances, each on a node of its own', () => {
     for (let round = 0; round < 3; round++) {
       const idempotencyKey = `one key ${round}`;
       const answers = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => call<Task>(i % 2 ? a.url : b.url, 'POST', '/v1/tasks', { project_id: projectId, title: idempotencyKey }, { 'Idempotency-Key': idempotencyKey })),
+        Array.from({ length: 30 }, (_, i) =>
+          call<Task>(
+            i % 2 ? a.url : b.url,
+            'POST',
+            '/v1/tasks',
+            { project_id: projectId, title: idempotencyKey },
+            { 'Idempotency-Key': idempotencyKey },
+          ),
+        ),
       );
       expect(countsOf(answers.map((x) => x.status))).toEqual({ 201: 30 });
       expect(new Set(answers.map((x) => x.body.task_id)).size).toBe(1);
-      expect(answers.filter((x) => x.headers.get('idempotent-replayed') === 'true').length).toBe(29);
+      expect(answers.filter((x) => x.headers.get('idempotent-replayed') === 'true').length).toBe(
+        29,
+      );
       for (const node of cluster.nodes) {
-        expect((await cluster.query<{ n: number }>(node, 'select count(*) as n from tasks where title = ?', [idempotencyKey]))[0].n).toBe(1);
-        expect((await cluster.query<{ n: number }>(node, "select count(*) as n from events where type = 'task.created' and data like ?", [`%"title":"${idempotencyKey}"%`]))[0].n).toBe(1);
+        expect(
+          (
+            await cluster.query<{ n: number }>(
+              node,
+              'select count(*) as n from tasks where title = ?',
+              [idempotencyKey],
+            )
+          )[0].n,
+        ).toBe(1);
+        expect(
+          (
+            await cluster.query<{ n: number }>(
+              node,
+              "select count(*) as n from events where type = 'task.created' and data like ?",
+              [`%"title":"${idempotencyKey}"%`],
+            )
+          )[0].n,
+        ).toBe(1);
       }
     }
   }, 120_000);
@@ -235,19 +326,37 @@ describe('two instances, each on a node of its own', () => {
     const until = Date.now() + 4000;
     await Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
-        for (let n = 0; Date.now() < until; n++) statuses.push((await call(w % 2 ? a.url : b.url, 'POST', '/v1/tasks', { project_id: projectId, title: `concurrent ${w}-${n}` })).status);
+        for (let n = 0; Date.now() < until; n++)
+          statuses.push(
+            (
+              await call(w % 2 ? a.url : b.url, 'POST', '/v1/tasks', {
+                project_id: projectId,
+                title: `concurrent ${w}-${n}`,
+              })
+            ).status,
+          );
       }),
     );
     expect(countsOf(statuses)).toEqual({ 201: statuses.length });
     const conflicted = (await conflicts()) - before;
-    console.log(`${statuses.length} creates by 8 clients through two nodes: ${conflicted} certification conflicts or brute-force aborts`);
+    console.log(
+      `${statuses.length} creates by 8 clients through two nodes: ${conflicted} certification conflicts or brute-force aborts`,
+    );
     // Allowance for the one write per key and minute that records its last use, made by each instance.
     expect(conflicted).toBeLessThanOrEqual(2);
   }, 60_000);
 
   it('numbers the events of 200 concurrent changes through both instances 1..n, each once, while a consumer long-polls', async () => {
     const seeds: string[] = [];
-    for (let i = 0; i < 20; i++) seeds.push((await call<Task>(a.url, 'POST', '/v1/tasks', { project_id: projectId, title: `seed ${i}` })).body.task_id);
+    for (let i = 0; i < 20; i++)
+      seeds.push(
+        (
+          await call<Task>(a.url, 'POST', '/v1/tasks', {
+            project_id: projectId,
+            title: `seed ${i}`,
+          })
+        ).body.task_id,
+      );
     const before = await numberedFeed(b.url, cluster.nodes[1]);
     expect(before.map((e) => e.sequence)).toEqual(oneToN(before.length));
 
@@ -261,7 +370,8 @@ describe('two instances, each on a node of its own', () => {
       let cursor = end;
       const deadline = Date.now() + 60_000;
       while (!over && Date.now() < deadline && (expected === undefined || seen.length < expected)) {
-        const page = (await call(b.url, 'GET', `/v1/events?limit=200&wait=2&cursor=${cursor}`)).body as { data: Event[]; next_cursor: string };
+        const page = (await call(b.url, 'GET', `/v1/events?limit=200&wait=2&cursor=${cursor}`))
+          .body as { data: Event[]; next_cursor: string };
         seen.push(...page.data);
         cursor = page.next_cursor;
       }
@@ -277,8 +387,20 @@ describe('two instances, each on a node of its own', () => {
           const requestId = `change-${i}`;
           const answer =
             i % 4 < 2
-              ? await call(url, 'POST', '/v1/tasks', { project_id: projectId, title: `change ${i}` }, { 'X-Request-Id': requestId })
-              : await call(url, 'PATCH', `/v1/tasks/${seeds[Math.floor(i / 2) % seeds.length]}`, { title: `change ${i}` }, { 'X-Request-Id': requestId });
+              ? await call(
+                  url,
+                  'POST',
+                  '/v1/tasks',
+                  { project_id: projectId, title: `change ${i}` },
+                  { 'X-Request-Id': requestId },
+                )
+              : await call(
+                  url,
+                  'PATCH',
+                  `/v1/tasks/${seeds[Math.floor(i / 2) % seeds.length]}`,
+                  { title: `change ${i}` },
+                  { 'X-Request-Id': requestId },
+                );
           return { requestId, status: answer.status };
         }),
       );
@@ -310,17 +432,35 @@ describe('webhooks with an instance on each of two nodes', () => {
     const b = await serveProcess({ client: 'mysql', url: cluster.nodes[1].url }, env);
     instances.push(b);
     try {
-      const endpoint = await call(a.url, 'POST', '/v1/webhook-endpoints', { url: `${receiver.origin}/galera`, event_types: ['task.created'] });
+      const endpoint = await call(a.url, 'POST', '/v1/webhook-endpoints', {
+        url: `${receiver.origin}/galera`,
+        event_types: ['task.created'],
+      });
       expect(endpoint.status).toBe(201);
       const created = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => call<Task>(i % 2 ? a.url : b.url, 'POST', '/v1/tasks', { project_id: projectId, title: `hooked ${i}` }, { 'X-Request-Id': `hooked-${i}` })),
+        Array.from({ length: 100 }, (_, i) =>
+          call<Task>(
+            i % 2 ? a.url : b.url,
+            'POST',
+            '/v1/tasks',
+            { project_id: projectId, title: `hooked ${i}` },
+            { 'X-Request-Id': `hooked-${i}` },
+          ),
+        ),
       );
       expect(countsOf(created.map((c) => c.status))).toEqual({ 201: 100 });
       const deliveries = await receiver.waitFor(100, { path: '/galera', timeoutMs: 30_000 });
       await sleep(2000); // time for a duplicate to arrive, if any were sent
-      const events = receiver.received.filter((r) => r.path === '/galera').map((r) => JSON.parse(r.body) as Event);
+      const events = receiver.received
+        .filter((r) => r.path === '/galera')
+        .map((r) => JSON.parse(r.body) as Event);
       expect(deliveries.length).toBeGreaterThanOrEqual(100);
-      expect(events.map((e) => e.request_id).filter((id) => id.startsWith('hooked-')).sort()).toEqual(created.map((_, i) => `hooked-${i}`).sort());
+      expect(
+        events
+          .map((e) => e.request_id)
+          .filter((id) => id.startsWith('hooked-'))
+          .sort(),
+      ).toEqual(created.map((_, i) => `hooked-${i}`).sort());
       // Every delivery answered 204 at once: no attempt was sent twice, by either instance.
       expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
     } finally {
@@ -335,7 +475,12 @@ describe('a node that leaves the primary component', () => {
   it('answers 503 with Retry-After through the instance on it while the others serve, and serves again once it rejoins', async () => {
     const onNode1 = await serveOn(cluster.nodes[0].url);
     const onNode3 = await serveOn(cluster.nodes[2].url);
-    const known = (await call<Task>(onNode1.url, 'POST', '/v1/tasks', { project_id: projectId, title: 'before isolation' })).body;
+    const known = (
+      await call<Task>(onNode1.url, 'POST', '/v1/tasks', {
+        project_id: projectId,
+        title: 'before isolation',
+      })
+    ).body;
     expect((await call(onNode3.url, 'GET', `/v1/tasks/${known.task_id}`)).status).toBe(200);
 
     const node3 = cluster.nodes[2];
@@ -345,7 +490,8 @@ describe('a node that leaves the primary component', () => {
       await admin.query("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
       const deadline = Date.now() + 30_000;
       while ((await node3.status(['wsrep_cluster_status']))?.wsrep_cluster_status === 'Primary') {
-        if (Date.now() > deadline) throw new Error('node3 is still in the primary component 30 s after isolation');
+        if (Date.now() > deadline)
+          throw new Error('node3 is still in the primary component 30 s after isolation');
         await sleep(200);
       }
       for (const [method, path, body] of [
@@ -356,7 +502,12 @@ describe('a node that leaves the primary component', () => {
         ['GET', '/v1/events'],
       ] as Array<[string, string, unknown?]>) {
         const answer = await call(onNode3.url, method, path, body);
-        expect([method, path, answer.status, answer.headers.get('retry-after')]).toEqual([method, path, 503, '5']);
+        expect([method, path, answer.status, answer.headers.get('retry-after')]).toEqual([
+          method,
+          path,
+          503,
+          '5',
+        ]);
       }
       expect((await fetch(`${onNode3.url}/readyz`)).status).toBe(503);
 
@@ -365,7 +516,10 @@ describe('a node that leaves the primary component', () => {
       let madeMeanwhile: Task | undefined;
       const servedBy = Date.now() + 15_000;
       while (madeMeanwhile === undefined && Date.now() < servedBy) {
-        const answer = await call<Task>(onNode1.url, 'POST', '/v1/tasks', { project_id: projectId, title: 'during isolation' });
+        const answer = await call<Task>(onNode1.url, 'POST', '/v1/tasks', {
+          project_id: projectId,
+          title: 'during isolation',
+        });
         expect([201, 503]).toContain(answer.status);
         if (answer.status === 201) madeMeanwhile = answer.body;
       }
@@ -402,7 +556,13 @@ describe('losing a node under write load through HAProxy', () => {
     const writer = async (phase: number, w: number) => {
       for (let n = 0; !stopped; n++) {
         const title = `loss-${phase}-${w}-${n}`;
-        const answer = await call(w % 2 ? p.url : q.url, 'POST', '/v1/tasks', { project_id: projectId, title }, { 'X-Request-Id': title });
+        const answer = await call(
+          w % 2 ? p.url : q.url,
+          'POST',
+          '/v1/tasks',
+          { project_id: projectId, title },
+          { 'X-Request-Id': title },
+        );
         writes.push({ title, status: answer.status, at: Date.now() });
         if (answer.status !== 201) await sleep(50);
       }
@@ -426,16 +586,23 @@ describe('losing a node under write load through HAProxy', () => {
       const statuses = countsOf(writes.map((x) => x.status));
       const failures = writes.filter((x) => x.status !== 201);
       const lastFailure = Math.max(killedAt, ...failures.map((x) => x.at));
-      console.log(`node loss: ${JSON.stringify(statuses)}; failures from ${failures.length ? Math.min(...failures.map((x) => x.at)) - killedAt : '-'} to ${lastFailure - killedAt} ms after the kill; causes ${JSON.stringify(unavailableCauses(p, q))}`);
+      console.log(
+        `node loss: ${JSON.stringify(statuses)}; failures from ${failures.length ? Math.min(...failures.map((x) => x.at)) - killedAt : '-'} to ${lastFailure - killedAt} ms after the kill; causes ${JSON.stringify(unavailableCauses(p, q))}`,
+      );
       expect(Object.keys(statuses).filter((s) => s !== '201' && s !== '503')).toEqual([]);
       expect(failures.every((x) => x.at >= killedAt)).toBe(true);
       // Every request succeeds again within a few seconds of the loss, and from then on.
       expect(lastFailure - killedAt).toBeLessThan(9000);
-      expect(writes.filter((x) => x.at > lastFailure && x.status === 201).length).toBeGreaterThan(50);
+      expect(writes.filter((x) => x.at > lastFailure && x.status === 201).length).toBeGreaterThan(
+        50,
+      );
 
       const acknowledged = writes.filter((x) => x.status === 201).map((x) => x.title);
       const storedOn = async (node: GaleraNode) => {
-        const rows = await cluster.query<{ title: string; n: number }>(node, "select title, count(*) as n from tasks where title like 'loss-%' group by title");
+        const rows = await cluster.query<{ title: string; n: number }>(
+          node,
+          "select title, count(*) as n from tasks where title like 'loss-%' group by title",
+        );
         return new Map(rows.map((row) => [row.title, Number(row.n)]));
       };
       for (const node of survivors) {
@@ -457,13 +624,21 @@ describe('losing a node under write load through HAProxy', () => {
       stopped = true;
       await running;
       const during = writes.slice(restartedFrom);
-      console.log(`node loss, rejoin: ${JSON.stringify(countsOf(during.map((x) => x.status)))}; 503s at ${during.filter((x) => x.status !== 201).map((x) => x.at - restartBegan)} ms after the restart began; causes so far ${JSON.stringify(unavailableCauses(p, q))}`);
+      console.log(
+        `node loss, rejoin: ${JSON.stringify(countsOf(during.map((x) => x.status)))}; 503s at ${during.filter((x) => x.status !== 201).map((x) => x.at - restartBegan)} ms after the restart began; causes so far ${JSON.stringify(unavailableCauses(p, q))}`,
+      );
       const failedDuring = during.filter((x) => x.status !== 201);
       expect(failedDuring.filter((x) => x.status !== 503)).toEqual([]);
       expect(failedDuring.length).toBeLessThanOrEqual(4);
       expect(during.length - failedDuring.length).toBeGreaterThan(50);
-      const transfer = /IST received/.test(fs.readFileSync(victim.errorLog, 'utf8').slice(logBefore)) ? 'IST' : 'SST';
-      console.log(`node loss: ${victim.name} recovered position ${position} and rejoined by ${transfer}; ${during.length} writes meanwhile`);
+      const transfer = /IST received/.test(
+        fs.readFileSync(victim.errorLog, 'utf8').slice(logBefore),
+      )
+        ? 'IST'
+        : 'SST';
+      console.log(
+        `node loss: ${victim.name} recovered position ${position} and rejoined by ${transfer}; ${during.length} writes meanwhile`,
+      );
       // The write sets it missed were still in the donor's cache: it caught up by IST, not by a whole copy.
       expect(transfer).toBe('IST');
 
@@ -472,7 +647,10 @@ describe('losing a node under write load through HAProxy', () => {
       for (const node of cluster.nodes) {
         const stored = await storedOn(node);
         expect(all.filter((title) => stored.get(title) !== 1)).toEqual([]);
-        const tables = await cluster.query<{ tasks: number; events: number }>(node, 'select (select count(*) from tasks) as tasks, (select count(*) from events) as events');
+        const tables = await cluster.query<{ tasks: number; events: number }>(
+          node,
+          'select (select count(*) from tasks) as tasks, (select count(*) from events) as events',
+        );
         counts.push({ ...tables[0], loss: stored.size });
       }
       expect(counts[1]).toEqual(counts[0]);
@@ -504,7 +682,10 @@ describe('losing a node under write load through HAProxy', () => {
     const writer = async (w: number) => {
       for (let n = 0; !stopped; n++) {
         const started = Date.now();
-        const answer = await call(w % 2 ? p.url : q.url, 'POST', '/v1/tasks', { project_id: projectId, title: `sst-${w}-${n}` });
+        const answer = await call(w % 2 ? p.url : q.url, 'POST', '/v1/tasks', {
+          project_id: projectId,
+          title: `sst-${w}-${n}`,
+        });
         writes.push({ status: answer.status, ms: Date.now() - started });
         if (answer.status !== 201) await sleep(50);
       }
@@ -520,12 +701,18 @@ describe('losing a node under write load through HAProxy', () => {
       await running;
       const log = fs.readFileSync(victim.errorLog, 'utf8').slice(logBefore);
       const statuses = countsOf(writes.map((x) => x.status));
-      console.log(`full-copy rejoin: ${JSON.stringify(statuses)}; slowest ${Math.max(...writes.map((x) => x.ms))} ms; causes ${JSON.stringify(unavailableCauses(p, q))}`);
+      console.log(
+        `full-copy rejoin: ${JSON.stringify(statuses)}; slowest ${Math.max(...writes.map((x) => x.ms))} ms; causes ${JSON.stringify(unavailableCauses(p, q))}`,
+      );
       expect(log).not.toMatch(/IST received/);
       expect(log).toMatch(/SST/);
-      expect(Object.keys(statuses).filter((status) => status !== '201' && status !== '503')).toEqual([]);
+      expect(
+        Object.keys(statuses).filter((status) => status !== '201' && status !== '503'),
+      ).toEqual([]);
       // Sessions cut as the donor leaves the rotation answer at once; none waits out the statement bound on a locked donor.
-      expect(Object.keys(unavailableCauses(p, q)).filter((cause) => cause.startsWith('ETIMEDOUT'))).toEqual([]);
+      expect(
+        Object.keys(unavailableCauses(p, q)).filter((cause) => cause.startsWith('ETIMEDOUT')),
+      ).toEqual([]);
       expect(writes.filter((x) => x.status === 503).length).toBeLessThanOrEqual(8);
       // A request sent to the donor while it is read-locked would wait for the whole copy.
       expect(Math.max(...writes.map((x) => x.ms))).toBeLessThan(4000);

@@ -20,8 +20,13 @@ beforeAll(async () => {
 afterAll(() => database.drop());
 
 it('answers every request it received before SIGTERM with success, then exits 0', async () => {
-  const { child, url, lines } = await serveProcess(database.config, { LOG_LEVEL: 'debug', SHUTDOWN_GRACE_SECONDS: '10' });
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  const { child, url, lines } = await serveProcess(database.config, {
+    LOG_LEVEL: 'debug',
+    SHUTDOWN_GRACE_SECONDS: '10',
+  });
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, at: Date.now() })),
+  );
   const answers: Array<{ status: number; taskId?: string }> = [];
   let signalledAt = 0;
 
@@ -40,7 +45,10 @@ it('answers every request it received before SIGTERM with success, then exits 0'
         if (signalledAt !== 0) return; // refused or reset after the signal: never received
         throw new Error('a request failed before the signal');
       }
-      answers.push({ status: res.status, taskId: ((await res.json()) as { task_id?: string }).task_id });
+      answers.push({
+        status: res.status,
+        taskId: ((await res.json()) as { task_id?: string }).task_id,
+      });
     }
   };
   const clients = Array.from({ length: 16 }, client);
@@ -57,14 +65,22 @@ it('answers every request it received before SIGTERM with success, then exits 0'
 
   // The service's own account: each request it received got its answer, a success.
   const received = lines.filter((l) => l.msg === 'request received').map((l) => l.request_id);
-  const answered = new Map(lines.filter((l) => typeof l.status === 'number').map((l) => [l.request_id, l.status]));
+  const answered = new Map(
+    lines.filter((l) => typeof l.status === 'number').map((l) => [l.request_id, l.status]),
+  );
   expect(received.filter((id) => answered.get(id) !== 201)).toEqual([]);
   expect(received).toHaveLength(answers.length);
 
   // Every acknowledged task is stored.
   const after = await startService(testConfig(database.config));
   try {
-    const stored = await after.knex('tasks').whereIn('task_id', answers.map((a) => a.taskId!)).count({ n: '*' });
+    const stored = await after
+      .knex('tasks')
+      .whereIn(
+        'task_id',
+        answers.map((a) => a.taskId!),
+      )
+      .count({ n: '*' });
     expect(Number(stored[0].n)).toBe(answers.length);
   } finally {
     await after.stop();

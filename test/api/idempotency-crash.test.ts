@@ -4,7 +4,12 @@
  * every task acknowledged before the kill is the one its retry replays.
  */
 import { createKnex } from '../../src/db/knex';
-import { retryEveryKey, seedTenant, startKeyedCreates, taskIdsByTitle } from '../support/keyed-creates';
+import {
+  retryEveryKey,
+  seedTenant,
+  startKeyedCreates,
+  taskIdsByTitle,
+} from '../support/keyed-creates';
 import { killHard, serveProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -32,14 +37,24 @@ it('binds each key to one task across a SIGKILL of the service', async () => {
     expect(acknowledged.length).toBeGreaterThan(20);
     // Requests cut off by the kill: their outcome was unknown to the client.
     expect(load.creates.length).toBeGreaterThan(acknowledged.length);
-    for (const create of acknowledged) expect([create.key, retried.get(create.key)]).toEqual([create.key, { taskId: create.acknowledged, replayed: true }]);
+    for (const create of acknowledged)
+      expect([create.key, retried.get(create.key)]).toEqual([
+        create.key,
+        { taskId: create.acknowledged, replayed: true },
+      ]);
 
     const knex = createKnex(database.config);
     try {
-      const stored = await taskIdsByTitle(knex, load.creates.map((c) => c.key));
-      const notOnce = load.creates.filter((c) => stored.get(c.key)?.length !== 1).map((c) => [c.key, stored.get(c.key)]);
+      const stored = await taskIdsByTitle(
+        knex,
+        load.creates.map((c) => c.key),
+      );
+      const notOnce = load.creates
+        .filter((c) => stored.get(c.key)?.length !== 1)
+        .map((c) => [c.key, stored.get(c.key)]);
       expect(notOnce).toEqual([]);
-      for (const create of load.creates) expect(stored.get(create.key)).toEqual([retried.get(create.key)!.taskId]);
+      for (const create of load.creates)
+        expect(stored.get(create.key)).toEqual([retried.get(create.key)!.taskId]);
     } finally {
       await knex.destroy();
     }

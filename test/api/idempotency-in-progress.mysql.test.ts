@@ -13,14 +13,22 @@ let tenantId: string;
 beforeAll(async () => {
   api = await startTestService();
   key = await api.createKey('acme');
-  ({ tenant_id: tenantId } = await api.service.knex('tenants').first('tenant_id').where('name', 'acme'));
+  ({ tenant_id: tenantId } = await api.service
+    .knex('tenants')
+    .first('tenant_id')
+    .where('name', 'acme'));
 });
 afterAll(() => api.stop());
 
 const create = (idempotencyKey: string) =>
-  api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey }, body: JSON.stringify({ name: idempotencyKey }) });
+  api.send('POST', '/v1/projects', {
+    key,
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
+    body: JSON.stringify({ name: idempotencyKey }),
+  });
 
-const holdKey = (idempotencyKey: string) => holdIdempotencyKey(api.service.knex, tenantId, idempotencyKey);
+const holdKey = (idempotencyKey: string) =>
+  holdIdempotencyKey(api.service.knex, tenantId, idempotencyKey);
 
 it('answers 409 while the first request holds the key, after waiting for it', async () => {
   const holder = await holdKey('held-1');
@@ -47,5 +55,7 @@ it('runs a retry at once when the first request died with its connection', async
   const answer = await waiting;
   expect(answer.status).toBe(201);
   expect(answer.headers.get('idempotent-replayed')).toBeNull();
-  expect(Number((await api.service.knex('projects').where('name', 'held-2').count({ n: '*' }))[0].n)).toBe(1);
+  expect(
+    Number((await api.service.knex('projects').where('name', 'held-2').count({ n: '*' }))[0].n),
+  ).toBe(1);
 }, 30_000);

@@ -13,7 +13,9 @@ function parsed(text: string): string[] | 'not an object' | 'not JSON' {
   } catch {
     return 'not JSON';
   }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : 'not an object';
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? Object.keys(value)
+    : 'not an object';
 }
 
 /** Holds topLevelKeys to JSON.parse for `text`, and each field's value as topLevelFields finds its text. */
@@ -28,7 +30,12 @@ function expectAgreement(text: string): void {
   expect([text, [...new Set(keys)].sort()]).toEqual([text, [...expected].sort()]);
   const fields = topLevelFields(text)!;
   // The last of a repeated key is the one JSON.parse keeps.
-  const values = Object.fromEntries(fields.keys.map((key, i) => [key, JSON.parse(text.slice(fields.valueStarts[i], fields.valueEnds[i]))]));
+  const values = Object.fromEntries(
+    fields.keys.map((key, i) => [
+      key,
+      JSON.parse(text.slice(fields.valueStarts[i], fields.valueEnds[i])),
+    ]),
+  );
   expect([text, values]).toEqual([text, JSON.parse(text)]);
 }
 
@@ -86,19 +93,48 @@ it.each([
 it('agrees with JSON.parse on 3,000 texts broken at random from valid ones', () => {
   // A fixed seed: the same texts every run.
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
   const valueOf = (depth: number): unknown =>
     depth > 3 || random() < 0.4
       ? pick([0, -1.5e3, 12, true, false, null, '', 'a"b\\c', '\u0001', 'é🚀', '\ud800'])
       : random() < 0.5
         ? Array.from({ length: Math.floor(random() * 4) }, () => valueOf(depth + 1))
-        : Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [pick(['a', 'b"', '1', 'é', `k${i}`]), valueOf(depth + 1)]));
-  const pieces = ['{', '}', '[', ']', ',', ':', '"', '\\', ' ', '0', '-', '.', 'e', 'true', 'n', 'u'];
+        : Object.fromEntries(
+            Array.from({ length: Math.floor(random() * 4) }, (_, i) => [
+              pick(['a', 'b"', '1', 'é', `k${i}`]),
+              valueOf(depth + 1),
+            ]),
+          );
+  const pieces = [
+    '{',
+    '}',
+    '[',
+    ']',
+    ',',
+    ':',
+    '"',
+    '\\',
+    ' ',
+    '0',
+    '-',
+    '.',
+    'e',
+    'true',
+    'n',
+    'u',
+  ];
   for (let i = 0; i < 3000; i++) {
-    const text = JSON.stringify({ x: valueOf(0), y: valueOf(1) }, null, random() < 0.3 ? 1 : undefined);
+    const text = JSON.stringify(
+      { x: valueOf(0), y: valueOf(1) },
+      null,
+      random() < 0.3 ? 1 : undefined,
+    );
     const at = Math.floor(random() * text.length);
-    const broken = random() < 0.5 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + pick(pieces) + text.slice(at);
+    const broken =
+      random() < 0.5
+        ? text.slice(0, at) + text.slice(at + 1)
+        : text.slice(0, at) + pick(pieces) + text.slice(at);
     expectAgreement(text);
     expectAgreement(broken);
   }

@@ -16,8 +16,12 @@ const longest = 'é'.repeat(10_000);
 beforeAll(async () => {
   api = await startTestService({ config: { slowReaderTimeoutSeconds: 1 } });
   key = await api.createKey('acme');
-  projectId = (await api.client(key).POST('/v1/projects', { body: { name: 'long' } })).data!.project_id;
-  for (let i = 0; i < 120; i++) await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: `t${i}`, description: longest } });
+  projectId = (await api.client(key).POST('/v1/projects', { body: { name: 'long' } })).data!
+    .project_id;
+  for (let i = 0; i < 120; i++)
+    await api
+      .client(key)
+      .POST('/v1/tasks', { body: { project_id: projectId, title: `t${i}`, description: longest } });
 }, 60_000);
 afterAll(() => api.stop());
 
@@ -26,7 +30,11 @@ it('stops a page at about 1 MiB, and a walk still returns every task once', asyn
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const res = await api.send('GET', `/v1/projects/${projectId}/tasks?limit=200${cursor ? `&cursor=${cursor}` : ''}`, { key });
+    const res = await api.send(
+      'GET',
+      `/v1/projects/${projectId}/tasks?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      { key },
+    );
     expect(res.status).toBe(200);
     expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(1024 * 1024 + 25_000);
     seen.push(...res.json.data);

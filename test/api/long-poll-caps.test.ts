@@ -15,9 +15,12 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const feed = (key: string, query = '', service = api) => service.send('GET', `/v1/events${query}`, { key });
-const endCursor = async (key: string, service = api): Promise<string> => (await feed(key, '', service)).json.next_cursor;
-const createProject = async (key: string, name: string, service = api) => (await service.client(key).POST('/v1/projects', { body: { name } })).data!;
+const feed = (key: string, query = '', service = api) =>
+  service.send('GET', `/v1/events${query}`, { key });
+const endCursor = async (key: string, service = api): Promise<string> =>
+  (await feed(key, '', service)).json.next_cursor;
+const createProject = async (key: string, name: string, service = api) =>
+  (await service.client(key).POST('/v1/projects', { body: { name } })).data!;
 
 /** Polls, each recording whether it answered by the time it is looked at. */
 function polls(key: string, query: string, count: number, service = api) {
@@ -29,7 +32,9 @@ function polls(key: string, query: string, count: number, service = api) {
 }
 
 it('holds at most LONG_POLLS_PER_KEY of a key and LONG_POLLS_PER_TENANT of a tenant; the rest answer at once, as wait=0', async () => {
-  const capped = await startTestService({ config: { longPollsPerKey: 10, longPollsPerTenant: 15 } });
+  const capped = await startTestService({
+    config: { longPollsPerKey: 10, longPollsPerTenant: 15 },
+  });
   try {
     await capsHold(capped);
   } finally {
@@ -38,27 +43,39 @@ it('holds at most LONG_POLLS_PER_KEY of a key and LONG_POLLS_PER_TENANT of a ten
 });
 
 async function capsHold(capped: TestService): Promise<void> {
-  const [a, b, other] = [await capped.createKey('capped'), await capped.createKey('capped'), await capped.createKey('neighbour')];
+  const [a, b, other] = [
+    await capped.createKey('capped'),
+    await capped.createKey('capped'),
+    await capped.createKey('neighbour'),
+  ];
   const cursor = await endCursor(a, capped);
   const otherCursor = await endCursor(other, capped);
-  const sent = [...polls(a, `?cursor=${cursor}&wait=15`, 11, capped), ...polls(b, `?cursor=${cursor}&wait=15`, 6, capped)];
+  const sent = [
+    ...polls(a, `?cursor=${cursor}&wait=15`, 11, capped),
+    ...polls(b, `?cursor=${cursor}&wait=15`, 6, capped),
+  ];
   const neighbour = polls(other, `?cursor=${otherCursor}&wait=15`, 1, capped);
 
   // Of 17, the key's cap leaves one of a's 11 out and the tenant's cap one more, whichever key it falls on.
   const deadline = Date.now() + 10_000;
-  while (sent.filter((poll) => poll.answer).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (sent.filter((poll) => poll.answer).length < 2 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   await new Promise((resolve) => setTimeout(resolve, 500));
   const atOnce = sent.filter((poll) => poll.answer);
   expect(atOnce).toHaveLength(2);
-  for (const poll of atOnce) expect(poll.answer!.json).toEqual({ data: [], next_cursor: cursor, has_more: false });
+  for (const poll of atOnce)
+    expect(poll.answer!.json).toEqual({ data: [], next_cursor: cursor, has_more: false });
   expect(sent.slice(0, 11).filter((poll) => !poll.answer).length).toBeLessThanOrEqual(10);
   // Another tenant's poll is held all the same.
   expect(neighbour[0].answer).toBeUndefined();
 
   await createProject(a, 'wakes the 15', capped);
-  const held = await Promise.all(sent.filter((poll) => !atOnce.includes(poll)).map((poll) => poll.done));
+  const held = await Promise.all(
+    sent.filter((poll) => !atOnce.includes(poll)).map((poll) => poll.done),
+  );
   expect(held).toHaveLength(15);
-  for (const answer of held) expect(answer.json.data.map((event: Event) => event.type)).toEqual(['project.created']);
+  for (const answer of held)
+    expect(answer.json.data.map((event: Event) => event.type)).toEqual(['project.created']);
   expect(neighbour[0].answer).toBeUndefined();
   await createProject(other, 'wakes the neighbour', capped);
   expect((await neighbour[0].done).json.data).toHaveLength(1);
@@ -68,10 +85,14 @@ async function capsHold(capped: TestService): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   expect(again.filter((poll) => poll.answer)).toHaveLength(0);
   await createProject(b, 'wakes them again', capped);
-  expect((await Promise.all(again.map((poll) => poll.done))).every((answer) => answer.json.data.length === 1)).toBe(true);
+  expect(
+    (await Promise.all(again.map((poll) => poll.done))).every(
+      (answer) => answer.json.data.length === 1,
+    ),
+  ).toBe(true);
 }
 
-it('answers a tenant\'s waiting polls from one read of its events per wake-up, not one per poll', async () => {
+it("answers a tenant's waiting polls from one read of its events per wake-up, not one per poll", async () => {
   const keys: string[] = [];
   for (let i = 0; i < 10; i++) keys.push(await api.createKey('busy'));
   let cursor = await endCursor(keys[0]);
@@ -94,7 +115,13 @@ it('answers a tenant\'s waiting polls from one read of its events per wake-up, n
       expect(waiting.filter((poll) => poll.answer)).toHaveLength(0);
       await createProject(keys[round], `round ${round}`);
       const answers = await Promise.all(waiting.map((poll) => poll.done));
-      expect(answers.every((answer) => answer.json.data.length === 1 && answer.json.data[0].data.object.name === `round ${round}`)).toBe(true);
+      expect(
+        answers.every(
+          (answer) =>
+            answer.json.data.length === 1 &&
+            answer.json.data[0].data.object.name === `round ${round}`,
+        ),
+      ).toBe(true);
       cursor = answers[0].json.next_cursor;
     }
     // One shared read a wake-up (another for a poll that arrives while it runs), none for the polls themselves: each of the 100 a round read on its own twice.
@@ -106,28 +133,69 @@ it('answers a tenant\'s waiting polls from one read of its events per wake-up, n
 
 it('answers each waiting poll, whatever its filters and limit, with exactly the page its own read gives', async () => {
   const key = await api.createKey('filtered');
-  const { tenant_id: tenantId } = await api.service.knex('tenants').where('name', 'filtered').first();
+  const { tenant_id: tenantId } = await api.service
+    .knex('tenants')
+    .where('name', 'filtered')
+    .first();
   const [kept, other] = [await createProject(key, 'kept'), await createProject(key, 'other')];
   const tasks: Array<components['schemas']['Task']> = [];
-  for (const [project, title] of [[kept, 'one'], [other, 'two'], [kept, 'three'], [other, 'four']] as const) {
-    tasks.push((await api.client(key).POST('/v1/tasks', { body: { project_id: project.project_id, title } })).data!);
+  for (const [project, title] of [
+    [kept, 'one'],
+    [other, 'two'],
+    [kept, 'three'],
+    [other, 'four'],
+  ] as const) {
+    tasks.push(
+      (await api.client(key).POST('/v1/tasks', { body: { project_id: project.project_id, title } }))
+        .data!,
+    );
   }
   // Numbering follows the commits: start from after all six creates.
   let cursor = await endCursor(key);
-  for (const deadline = Date.now() + 5000; (await feed(key, '?limit=200')).json.data.length < 6 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (
+    const deadline = Date.now() + 5000;
+    (await feed(key, '?limit=200')).json.data.length < 6 && Date.now() < deadline;
+  )
+    await new Promise((resolve) => setTimeout(resolve, 50));
   cursor = await endCursor(key);
-  const queries = ['', '&limit=1', '&limit=3', '&type=task.updated', '&type=project.updated&type=task.updated', `&project_id=${kept.project_id}`, `&project_id=${other.project_id}&limit=1`, '&type=task.deleted'];
+  const queries = [
+    '',
+    '&limit=1',
+    '&limit=3',
+    '&type=task.updated',
+    '&type=project.updated&type=task.updated',
+    `&project_id=${kept.project_id}`,
+    `&project_id=${other.project_id}&limit=1`,
+    '&type=task.deleted',
+  ];
   const waiting = queries.map((query) => polls(key, `?cursor=${cursor}&wait=4${query}`, 1)[0]);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   // Six events committed together are numbered together: one wake-up, which the filters and limits cut differently.
   await api.repositories.inTransaction('shared-read-test', async (write) => {
-    for (const task of tasks) await api.repositories.events.record(write, { tenantId, type: 'task.updated', projectId: task.project_id, object: task, previous: { title: 'before' } });
-    for (const project of [kept, other]) await api.repositories.events.record(write, { tenantId, type: 'project.updated', projectId: project.project_id, object: project, previous: { name: 'before' } });
+    for (const task of tasks)
+      await api.repositories.events.record(write, {
+        tenantId,
+        type: 'task.updated',
+        projectId: task.project_id,
+        object: task,
+        previous: { title: 'before' },
+      });
+    for (const project of [kept, other])
+      await api.repositories.events.record(write, {
+        tenantId,
+        type: 'project.updated',
+        projectId: project.project_id,
+        object: project,
+        previous: { name: 'before' },
+      });
   });
   const answers = await Promise.all(waiting.map((poll) => poll.done));
   expect(answers[0].json.data).toHaveLength(6);
   for (const [i, query] of queries.entries()) {
     // The one whose filter matched nothing waited on to its time, from the last position.
-    expect([query, answers[i].json]).toEqual([query, (await feed(key, `?cursor=${cursor}${query}`)).json]);
+    expect([query, answers[i].json]).toEqual([
+      query,
+      (await feed(key, `?cursor=${cursor}${query}`)).json,
+    ]);
   }
 });

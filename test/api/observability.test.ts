@@ -26,10 +26,16 @@ async function logLineOf(requestId: string): Promise<Record<string, unknown>> {
 
 describe('request ids', () => {
   it('keeps a sane X-Request-Id from the request and makes one otherwise', async () => {
-    const kept = await api.send('GET', '/v1/projects', { key, headers: { 'X-Request-Id': 'client-trace.42:abc_DEF' } });
+    const kept = await api.send('GET', '/v1/projects', {
+      key,
+      headers: { 'X-Request-Id': 'client-trace.42:abc_DEF' },
+    });
     expect(kept.headers.get('x-request-id')).toBe('client-trace.42:abc_DEF');
     for (const insane of ['has spaces', 'x'.repeat(129), '<script>']) {
-      const made = await api.send('GET', '/v1/projects', { key, headers: { 'X-Request-Id': insane } });
+      const made = await api.send('GET', '/v1/projects', {
+        key,
+        headers: { 'X-Request-Id': insane },
+      });
       expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
     const a = await fetch(`${api.baseUrl}/healthz`);
@@ -38,16 +44,25 @@ describe('request ids', () => {
   });
 
   it('repeats the request id in every problem document', async () => {
-    const notFound = await api.send('GET', '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12', { key, headers: { 'X-Request-Id': 'trace-404' } });
+    const notFound = await api.send('GET', '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12', {
+      key,
+      headers: { 'X-Request-Id': 'trace-404' },
+    });
     expect(notFound.json.request_id).toBe('trace-404');
-    const malformed = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body: '{' });
+    const malformed = await api.send('POST', '/v1/projects', {
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{',
+    });
     expect(malformed.json.request_id).toBe(malformed.headers.get('x-request-id'));
   });
 });
 
 describe('request logs', () => {
   it('writes one JSON line per request with method, route template, status, duration and id, never the key or the body', async () => {
-    const { data: project } = await api.client(key).POST('/v1/projects', { body: { name: 'secret-body-content' } });
+    const { data: project } = await api
+      .client(key)
+      .POST('/v1/projects', { body: { name: 'secret-body-content' } });
     const res = await api.send('PATCH', `/v1/projects/${project!.project_id}`, {
       key,
       headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'log-me' },
@@ -55,14 +70,27 @@ describe('request logs', () => {
     });
     expect(res.status).toBe(200);
     const line = await logLineOf('log-me');
-    expect(line).toMatchObject({ method: 'PATCH', route: '/v1/projects/{project_id}', operation: 'updateProject', status: 200, request_id: 'log-me' });
+    expect(line).toMatchObject({
+      method: 'PATCH',
+      route: '/v1/projects/{project_id}',
+      operation: 'updateProject',
+      status: 200,
+      request_id: 'log-me',
+    });
     expect(typeof line.duration_ms).toBe('number');
     // The time of the line, in ISO form, not one left from an earlier millisecond.
     expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(Math.abs(Date.now() - Date.parse(String(line.time)))).toBeLessThan(5000);
     expect(logLines.filter((l) => l.request_id === 'log-me')).toHaveLength(1);
     const everything = JSON.stringify(logLines);
-    for (const secret of [key, key.slice(3), 'secret-body-content', 'another-secret', project!.project_id]) expect(everything).not.toContain(secret);
+    for (const secret of [
+      key,
+      key.slice(3),
+      'secret-body-content',
+      'another-secret',
+      project!.project_id,
+    ])
+      expect(everything).not.toContain(secret);
   });
 });
 
@@ -76,9 +104,14 @@ describe('metrics', () => {
     const text = await res.text();
     expect(text).toMatch(/^http_requests_total\{operation="listProjects",status="200"\} [1-9]/m);
     expect(text).toMatch(/^http_requests_total\{operation="getTask",status="404"\} [1-9]/m);
-    expect(text).toMatch(/^http_request_duration_seconds_bucket\{le="0.1",operation="listProjects",status="200"\} [1-9]/m);
+    expect(text).toMatch(
+      /^http_request_duration_seconds_bucket\{le="0.1",operation="listProjects",status="200"\} [1-9]/m,
+    );
     // A series counts on: the next request is added to the same one.
-    const listed = (metrics: string) => Number(/^http_requests_total\{operation="listProjects",status="200"\} (\d+)/m.exec(metrics)![1]);
+    const listed = (metrics: string) =>
+      Number(
+        /^http_requests_total\{operation="listProjects",status="200"\} (\d+)/m.exec(metrics)![1],
+      );
     await api.client(key).GET('/v1/projects');
     expect(listed(await (await fetch(`${api.baseUrl}/metrics`)).text())).toBe(listed(text) + 1);
     expect(text).toMatch(/^db_pool_connections_used \d+/m);
@@ -87,40 +120,61 @@ describe('metrics', () => {
 });
 
 /** The name of every header any response of the document has, lower case. */
-function documentedResponseHeaders(node: unknown = loadDocument().definition, found = new Set<string>()): string[] {
+function documentedResponseHeaders(
+  node: unknown = loadDocument().definition,
+  found = new Set<string>(),
+): string[] {
   if (node !== null && typeof node === 'object') {
     const object = node as Record<string, unknown>;
     // A response object: a description, and maybe headers (components.headers' entries have no `headers`).
-    if (typeof object.description === 'string' && object.headers) for (const name of Object.keys(object.headers)) found.add(name.toLowerCase());
+    if (typeof object.description === 'string' && object.headers)
+      for (const name of Object.keys(object.headers)) found.add(name.toLowerCase());
     for (const value of Object.values(object)) documentedResponseHeaders(value, found);
   }
   return [...found];
 }
 
 describe('security headers and CORS', () => {
-  it('sends helmet\'s security headers and, by default, no CORS headers', async () => {
-    const res = await api.send('GET', '/v1/projects', { key, headers: { Origin: 'https://app.example.com' } });
+  it("sends helmet's security headers and, by default, no CORS headers", async () => {
+    const res = await api.send('GET', '/v1/projects', {
+      key,
+      headers: { Origin: 'https://app.example.com' },
+    });
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('lets the configured origins in, and only those', async () => {
-    const withCors = await startTestService({ config: { corsOrigins: ['https://app.example.com'] } });
+    const withCors = await startTestService({
+      config: { corsOrigins: ['https://app.example.com'] },
+    });
     try {
       const preflight = await fetch(`${withCors.baseUrl}/v1/tasks`, {
         method: 'OPTIONS',
-        headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+        headers: {
+          Origin: 'https://app.example.com',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,content-type',
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-      const other = await fetch(`${withCors.baseUrl}/v1/tasks`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example.com', 'Access-Control-Request-Method': 'POST' } });
+      const other = await fetch(`${withCors.baseUrl}/v1/tasks`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://evil.example.com', 'Access-Control-Request-Method': 'POST' },
+      });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
       const key2 = await withCors.createKey('acme');
-      const read = await fetch(`${withCors.baseUrl}/v1/projects`, { headers: { Origin: 'https://app.example.com', Authorization: `Bearer ${key2}` } });
+      const read = await fetch(`${withCors.baseUrl}/v1/projects`, {
+        headers: { Origin: 'https://app.example.com', Authorization: `Bearer ${key2}` },
+      });
       expect(read.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       // A browser client may read every header the document gives a response.
-      const exposed = read.headers.get('access-control-expose-headers')!.split(',').map((name) => name.trim().toLowerCase());
+      const exposed = read.headers
+        .get('access-control-expose-headers')!
+        .split(',')
+        .map((name) => name.trim().toLowerCase());
       expect(exposed).toEqual(expect.arrayContaining(documentedResponseHeaders()));
     } finally {
       await withCors.stop();

@@ -25,7 +25,11 @@ it.each(rows)('/problems/$kind answers a page saying when it is answered', async
   const html = await res.text();
   expect(html).toContain(`<code>/problems/${row.kind}</code>, HTTP status ${row.status}`);
   // The table's words, as a reader of the page sees them.
-  const text = html.replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const text = html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
   expect(text).toContain(`Answered when ${row.when.replace(/`/g, '')}.`);
 });
 

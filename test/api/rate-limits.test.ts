@@ -18,7 +18,11 @@ describe('rate limits per API key', () => {
       remaining.push(Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]));
     }
     expect(remaining).toEqual([4, 3, 2, 1, 0]);
-    const refused = await api.send('POST', '/v1/projects', { key, headers: { 'Content-Type': 'application/json' }, body: '{"name":"x"}' });
+    const refused = await api.send('POST', '/v1/projects', {
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"x"}',
+    });
     expect(refused.status).toBe(429);
     expect(refused.json.type).toBe('/problems/rate-limited');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);

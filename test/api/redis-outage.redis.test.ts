@@ -19,8 +19,15 @@ let instances: TestService[];
 beforeAll(async () => {
   redis = await OwnRedis.create();
   // Redis is not running yet.
-  const config = { redisUrl: redis.url, redisTimeoutMs: 50, rateLimitPerMinute: perMinute, logLevel: 'info' as const };
-  instances = await Promise.all(logs.map((log) => startTestService({ config, logDestination: log.stream })));
+  const config = {
+    redisUrl: redis.url,
+    redisTimeoutMs: 50,
+    rateLimitPerMinute: perMinute,
+    logLevel: 'info' as const,
+  };
+  instances = await Promise.all(
+    logs.map((log) => startTestService({ config, logDestination: log.stream })),
+  );
 }, 60_000);
 afterAll(async () => {
   for (const instance of instances ?? []) await instance.stop();
@@ -35,12 +42,18 @@ async function newKey(): Promise<string> {
 }
 
 /** The statuses of `count` requests with the key, alternating between the instances, and the slowest request's time. */
-async function requests(key: string, count: number, from = [0, 1]): Promise<{ statuses: number[]; slowestMs: number }> {
+async function requests(
+  key: string,
+  count: number,
+  from = [0, 1],
+): Promise<{ statuses: number[]; slowestMs: number }> {
   const statuses: number[] = [];
   let slowestMs = 0;
   for (let i = 0; i < count; i++) {
     const started = Date.now();
-    statuses.push((await instances[from[i % from.length]].send('GET', '/v1/projects', { key })).status);
+    statuses.push(
+      (await instances[from[i % from.length]].send('GET', '/v1/projects', { key })).status,
+    );
     slowestMs = Math.max(slowestMs, Date.now() - started);
   }
   return { statuses, slowestMs };
@@ -48,8 +61,12 @@ async function requests(key: string, count: number, from = [0, 1]): Promise<{ st
 
 it('starts without Redis and limits each instance on its own, saying so once per instance', async () => {
   const key = await newKey();
-  expect(await requests(key, perMinute + 1, [0])).toMatchObject({ statuses: [200, 200, 200, 200, 429] });
-  expect(await requests(key, perMinute + 1, [1])).toMatchObject({ statuses: [200, 200, 200, 200, 429] });
+  expect(await requests(key, perMinute + 1, [0])).toMatchObject({
+    statuses: [200, 200, 200, 200, 429],
+  });
+  expect(await requests(key, perMinute + 1, [1])).toMatchObject({
+    statuses: [200, 200, 200, 200, 429],
+  });
   // The client has retried the connection several times by now.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   for (const log of logs) expect(log.withMessage(unavailable)).toHaveLength(1);
@@ -58,7 +75,9 @@ it('starts without Redis and limits each instance on its own, saying so once per
 it('shares one limit once Redis answers', async () => {
   await redis.start();
   await Promise.all(logs.map((log) => log.waitFor(connected)));
-  expect((await requests(await newKey(), perMinute + 2)).statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  expect((await requests(await newKey(), perMinute + 2)).statuses).toEqual([
+    200, 200, 200, 200, 429, 429,
+  ]);
   expect(await redis.keys('task-tracker:rate-limit:*')).toHaveLength(1);
 });
 
@@ -75,7 +94,9 @@ it('waits on a frozen Redis no longer than its timeout, counts in memory meanwhi
     redis.thaw();
   }
   await Promise.all(logs.map((log) => log.waitFor(connected, 2)));
-  expect((await requests(await newKey(), perMinute + 1)).statuses).toEqual([200, 200, 200, 200, 429]);
+  expect((await requests(await newKey(), perMinute + 1)).statuses).toEqual([
+    200, 200, 200, 200, 429,
+  ]);
 });
 
 it('keeps serving when Redis dies, then shares again once it is back', async () => {
@@ -88,5 +109,7 @@ it('keeps serving when Redis dies, then shares again once it is back', async () 
   // A new Redis: no counts from before.
   await redis.start();
   await Promise.all(logs.map((log) => log.waitFor(connected, 3)));
-  expect((await requests(await newKey(), perMinute + 1)).statuses).toEqual([200, 200, 200, 200, 429]);
+  expect((await requests(await newKey(), perMinute + 1)).statuses).toEqual([
+    200, 200, 200, 200, 429,
+  ]);
 });

@@ -12,7 +12,9 @@ let api: TestService;
 let key: string;
 
 beforeAll(async () => {
-  api = await startTestService({ config: { headersTimeoutSeconds: 1, requestTimeoutSeconds: 2, keepAliveTimeoutSeconds: 1 } });
+  api = await startTestService({
+    config: { headersTimeoutSeconds: 1, requestTimeoutSeconds: 2, keepAliveTimeoutSeconds: 1 },
+  });
   key = await api.createKey('acme');
 });
 afterAll(() => api.stop());
@@ -20,10 +22,18 @@ afterAll(() => api.stop());
 /** Node checks for late requests once a second at most, so a timeout may be that late. */
 const checkingSlack = 1300;
 
-async function expectTimedOut(connection: RawConnection, timeoutMs: number, method: string, path: string): Promise<void> {
+async function expectTimedOut(
+  connection: RawConnection,
+  timeoutMs: number,
+  method: string,
+  path: string,
+): Promise<void> {
   const response = await connection.response(timeoutMs + checkingSlack + 2000);
   expect(response?.status).toBe(408);
-  expect(JSON.parse(response!.text)).toMatchObject({ type: '/problems/request-timeout', request_id: response!.headers.get('x-request-id') });
+  expect(JSON.parse(response!.text)).toMatchObject({
+    type: '/problems/request-timeout',
+    request_id: response!.headers.get('x-request-id'),
+  });
   await assertConformsToContract(method, path, response!);
   const openMs = await connection.closed();
   expect(openMs).toBeGreaterThanOrEqual(timeoutMs - 50);
@@ -48,7 +58,9 @@ it('answers headers sent too slowly with 408', async () => {
 it('answers a body sent too slowly with 408 once the request timeout passes, and stores nothing', async () => {
   const connection = await RawConnection.open(api.baseUrl);
   const body = JSON.stringify({ name: 'never finished' });
-  connection.write(`POST /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  connection.write(
+    `POST /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
   let sent = 0;
   const drip = setInterval(() => sent < body.length - 1 && connection.write(body[sent++]), 400);
   try {

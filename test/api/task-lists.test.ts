@@ -23,13 +23,19 @@ async function newProject(): Promise<string> {
 async function addTasks(projectId: string, count: number): Promise<Task[]> {
   const tasks: Task[] = [];
   for (let i = 0; i < count; i++) {
-    const { data } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: `task ${i}` } });
+    const { data } = await api
+      .client(key)
+      .POST('/v1/tasks', { body: { project_id: projectId, title: `task ${i}` } });
     tasks.push(data!);
   }
   return tasks;
 }
 
-async function walk(projectId: string, query: { limit: number; sort?: Sort; status?: TaskStatus[] }, between?: () => Promise<void>) {
+async function walk(
+  projectId: string,
+  query: { limit: number; sort?: Sort; status?: TaskStatus[] },
+  between?: () => Promise<void>,
+) {
   const seen: Task[] = [];
   let cursor: string | undefined;
   do {
@@ -47,7 +53,8 @@ async function walk(projectId: string, query: { limit: number; sort?: Sort; stat
 
 const byKey = (sort: Sort) => (a: Task, b: Task) => {
   const column = sort.replace('-', '') as 'created_at' | 'updated_at';
-  const order = a[column] === b[column] ? (a.task_id < b.task_id ? -1 : 1) : a[column] < b[column] ? -1 : 1;
+  const order =
+    a[column] === b[column] ? (a.task_id < b.task_id ? -1 : 1) : a[column] < b[column] ? -1 : 1;
   return sort.startsWith('-') ? -order : order;
 };
 
@@ -55,12 +62,16 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
   it('answers a page shape with next_cursor null on the last page', async () => {
     const projectId = await newProject();
     const [task] = await addTasks(projectId, 1);
-    const { data } = await api.client(key).GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: projectId } } });
+    const { data } = await api
+      .client(key)
+      .GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: projectId } } });
     expect(data).toEqual({ data: [task], next_cursor: null });
   });
 
   it('answers an empty page for a project with no tasks', async () => {
-    const { data } = await api.client(key).GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: await newProject() } } });
+    const { data } = await api.client(key).GET('/v1/projects/{project_id}/tasks', {
+      params: { path: { project_id: await newProject() } },
+    });
     expect(data).toEqual({ data: [], next_cursor: null });
   });
 
@@ -71,11 +82,16 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
       const tasks = await addTasks(projectId, 9);
       // Give updated_at an order of its own that differs from creation order.
       for (const task of [tasks[4], tasks[1], tasks[7]]) {
-        const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } }, body: { status: 'in_progress' } });
+        const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', {
+          params: { path: { task_id: task.task_id } },
+          body: { status: 'in_progress' },
+        });
         tasks[tasks.indexOf(task)] = data!;
       }
       const seen = await walk(projectId, { limit: 2, sort });
-      expect(seen.map((t) => t.task_id)).toEqual([...tasks].sort(byKey(sort)).map((t) => t.task_id));
+      expect(seen.map((t) => t.task_id)).toEqual(
+        [...tasks].sort(byKey(sort)).map((t) => t.task_id),
+      );
     },
   );
 
@@ -87,7 +103,10 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
       const statuses: TaskStatus[] = ['done', 'in_progress', 'pending'];
       // Changed in a scrambled order, so updated_at disagrees with creation order.
       for (const i of [4, 1, 7, 0, 8, 2, 6, 3, 5]) {
-        const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: tasks[i].task_id } }, body: { status: statuses[i % 3] } });
+        const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', {
+          params: { path: { task_id: tasks[i].task_id } },
+          body: { status: statuses[i % 3] },
+        });
         tasks[i] = data!;
       }
       const seen = await walk(projectId, { limit: 2, sort, status: ['pending', 'done'] });
@@ -99,17 +118,36 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
   it('filters by one status or several', async () => {
     const projectId = await newProject();
     const tasks = await addTasks(projectId, 6);
-    const statuses: TaskStatus[] = ['pending', 'in_progress', 'done', 'done', 'in_progress', 'pending'];
+    const statuses: TaskStatus[] = [
+      'pending',
+      'in_progress',
+      'done',
+      'done',
+      'in_progress',
+      'pending',
+    ];
     for (const [i, status] of statuses.entries()) {
-      const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: tasks[i].task_id } }, body: { status } });
+      const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', {
+        params: { path: { task_id: tasks[i].task_id } },
+        body: { status },
+      });
       tasks[i] = data!;
     }
     const done = await walk(projectId, { limit: 1, status: ['done'] });
     expect(done.map((t) => t.task_id)).toEqual([tasks[2].task_id, tasks[3].task_id]);
     const open = await walk(projectId, { limit: 3, status: ['pending', 'in_progress'] });
     expect(open.map((t) => t.task_id)).toEqual([0, 1, 4, 5].map((i) => tasks[i].task_id));
-    const raw = await api.send('GET', `/v1/projects/${projectId}/tasks?status=done&status=pending`, { key });
-    expect(raw.json.data.map((t: Task) => t.status).sort()).toEqual(['done', 'done', 'pending', 'pending']);
+    const raw = await api.send(
+      'GET',
+      `/v1/projects/${projectId}/tasks?status=done&status=pending`,
+      { key },
+    );
+    expect(raw.json.data.map((t: Task) => t.status).sort()).toEqual([
+      'done',
+      'done',
+      'pending',
+      'pending',
+    ]);
   });
 
   it('returns every task exactly once while tasks are created and deleted during the walk', async () => {
@@ -133,7 +171,9 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
     });
     const ids = seen.map((t) => t.task_id);
     expect(new Set(ids).size).toBe(ids.length);
-    const remaining = [...tasks, ...created].filter((t) => !deleted.has(t.task_id)).map((t) => t.task_id);
+    const remaining = [...tasks, ...created]
+      .filter((t) => !deleted.has(t.task_id))
+      .map((t) => t.task_id);
     for (const id of remaining) expect(ids).toContain(id);
     for (const id of ids) expect(remaining.includes(id) || deleted.has(id)).toBe(true);
   });
@@ -141,9 +181,13 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
   it('defaults to pages of 50 and takes up to 200', async () => {
     const projectId = await newProject();
     await addTasks(projectId, 201);
-    const first = await api.client(key).GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: projectId } } });
+    const first = await api
+      .client(key)
+      .GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: projectId } } });
     expect(first.data!.data).toHaveLength(50);
-    const big = await api.client(key).GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: projectId }, query: { limit: 200 } } });
+    const big = await api.client(key).GET('/v1/projects/{project_id}/tasks', {
+      params: { path: { project_id: projectId }, query: { limit: 200 } },
+    });
     expect(big.data!.data).toHaveLength(200);
     expect(big.data!.next_cursor).not.toBeNull();
   });
@@ -165,9 +209,16 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
   it.each([
     ['not base64 JSON', 'bm90IGpzb24'],
     ['garbage', '%%%'],
-    ['JSON of the wrong shape', Buffer.from('{"s":"created_at","at":1,"id":"x"}').toString('base64url')],
+    [
+      'JSON of the wrong shape',
+      Buffer.from('{"s":"created_at","at":1,"id":"x"}').toString('base64url'),
+    ],
   ])('refuses a cursor that is %s with 400 invalid-cursor', async (_case, cursor) => {
-    const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?cursor=${encodeURIComponent(cursor)}`, { key });
+    const res = await api.send(
+      'GET',
+      `/v1/projects/${await newProject()}/tasks?cursor=${encodeURIComponent(cursor)}`,
+      { key },
+    );
     expect(res.status).toBe(400);
     expect(res.json.type).toBe('/problems/invalid-cursor');
   });
@@ -175,24 +226,41 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
   it('refuses a cursor made for another sort', async () => {
     const projectId = await newProject();
     await addTasks(projectId, 2);
-    const { data } = await api.client(key).GET('/v1/projects/{project_id}/tasks', { params: { path: { project_id: projectId }, query: { limit: 1 } } });
-    const res = await api.send('GET', `/v1/projects/${projectId}/tasks?sort=-created_at&cursor=${data!.next_cursor}`, { key });
+    const { data } = await api.client(key).GET('/v1/projects/{project_id}/tasks', {
+      params: { path: { project_id: projectId }, query: { limit: 1 } },
+    });
+    const res = await api.send(
+      'GET',
+      `/v1/projects/${projectId}/tasks?sort=-created_at&cursor=${data!.next_cursor}`,
+      { key },
+    );
     expect(res.status).toBe(400);
     expect(res.json.type).toBe('/problems/invalid-cursor');
     expect(res.json.detail).toMatch(/sort/);
   });
 
-  it.each(['0x10', '1e1', '+5', '5.0', ' 5', '5 ', '-1', ''])('refuses limit=%j: integers are plain decimal digits', async (limit) => {
-    const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?limit=${encodeURIComponent(limit)}`, { key });
-    expect(res.status).toBe(400);
-    expect(res.json.type).toBe('/problems/invalid-request');
-    expect(res.json.errors).toEqual([expect.objectContaining({ in: 'query', name: 'limit' })]);
-  });
+  it.each(['0x10', '1e1', '+5', '5.0', ' 5', '5 ', '-1', ''])(
+    'refuses limit=%j: integers are plain decimal digits',
+    async (limit) => {
+      const res = await api.send(
+        'GET',
+        `/v1/projects/${await newProject()}/tasks?limit=${encodeURIComponent(limit)}`,
+        { key },
+      );
+      expect(res.status).toBe(400);
+      expect(res.json.type).toBe('/problems/invalid-request');
+      expect(res.json.errors).toEqual([expect.objectContaining({ in: 'query', name: 'limit' })]);
+    },
+  );
 
   it('counts a status given twice once', async () => {
     const projectId = await newProject();
     const [task] = await addTasks(projectId, 1);
-    const res = await api.send('GET', `/v1/projects/${projectId}/tasks?status=pending&status=pending&status=pending&status=pending`, { key });
+    const res = await api.send(
+      'GET',
+      `/v1/projects/${projectId}/tasks?status=pending&status=pending&status=pending&status=pending`,
+      { key },
+    );
     expect(res.status).toBe(200);
     expect(res.json.data.map((t: Task) => t.task_id)).toEqual([task.task_id]);
   });
@@ -200,21 +268,36 @@ describe('GET /v1/projects/{project_id}/tasks', () => {
   it.each(['9999-99-99 99:99:99.999', '2026-02-30 10:00:00.000', '2026-11-21 24:00:00.000'])(
     'refuses a cursor at %j, a position no task can have, with 400 invalid-cursor',
     async (at) => {
-      const cursor = Buffer.from(JSON.stringify({ s: 'created_at', at, id: '0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d' })).toString('base64url');
-      const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?cursor=${cursor}`, { key });
+      const cursor = Buffer.from(
+        JSON.stringify({ s: 'created_at', at, id: '0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d' }),
+      ).toString('base64url');
+      const res = await api.send(
+        'GET',
+        `/v1/projects/${await newProject()}/tasks?cursor=${cursor}`,
+        { key },
+      );
       expect(res.status).toBe(400);
       expect(res.json.type).toBe('/problems/invalid-cursor');
     },
   );
 
   it("takes the document's example cursor", async () => {
-    const parameters = loadDocument().definition.components!.parameters as Record<string, { example?: string }>;
-    const res = await api.send('GET', `/v1/projects/${await newProject()}/tasks?cursor=${parameters.Cursor.example}`, { key });
+    const parameters = loadDocument().definition.components!.parameters as Record<
+      string,
+      { example?: string }
+    >;
+    const res = await api.send(
+      'GET',
+      `/v1/projects/${await newProject()}/tasks?cursor=${parameters.Cursor.example}`,
+      { key },
+    );
     expect(res.status).toBe(200);
   });
 
   it('answers 404 for a project that does not exist', async () => {
-    const res = await api.send('GET', '/v1/projects/0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01/tasks', { key });
+    const res = await api.send('GET', '/v1/projects/0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01/tasks', {
+      key,
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -14,26 +14,53 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-const json = (body: unknown) => ({ key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  key,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 async function newTask(title = 'Write the announcement') {
-  const { data } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title } });
+  const { data } = await api
+    .client(key)
+    .POST('/v1/tasks', { body: { project_id: projectId, title } });
   return data!;
 }
 
 describe('POST /v1/tasks', () => {
   it('creates a pending task with exactly the seven fields, updated_at equal to created_at', async () => {
     const { data, response } = await api.client(key).POST('/v1/tasks', {
-      body: { project_id: projectId, title: 'Write the announcement', description: 'Two paragraphs' },
+      body: {
+        project_id: projectId,
+        title: 'Write the announcement',
+        description: 'Two paragraphs',
+      },
     });
     expect(response.status).toBe(201);
-    expect(Object.keys(data!).sort()).toEqual(['created_at', 'description', 'project_id', 'status', 'task_id', 'title', 'updated_at']);
-    expect(data).toMatchObject({ project_id: projectId, title: 'Write the announcement', description: 'Two paragraphs', status: 'pending' });
+    expect(Object.keys(data!).sort()).toEqual([
+      'created_at',
+      'description',
+      'project_id',
+      'status',
+      'task_id',
+      'title',
+      'updated_at',
+    ]);
+    expect(data).toMatchObject({
+      project_id: projectId,
+      title: 'Write the announcement',
+      description: 'Two paragraphs',
+      status: 'pending',
+    });
     expect(data!.created_at).toMatch(timestamp);
     expect(data!.updated_at).toBe(data!.created_at);
-    expect(data!.task_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(data!.task_id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(response.headers.get('location')).toBe(`/v1/tasks/${data!.task_id}`);
-    const read = await api.client(key).GET('/v1/tasks/{task_id}', { params: { path: { task_id: data!.task_id } } });
+    const read = await api
+      .client(key)
+      .GET('/v1/tasks/{task_id}', { params: { path: { task_id: data!.task_id } } });
     expect(read.data).toEqual(data);
   });
 
@@ -45,16 +72,30 @@ describe('POST /v1/tasks', () => {
   it('keeps title and description byte for byte, emoji and whitespace included', async () => {
     const title = ' 🧪 Test\tthe 日本語 title ';
     const description = '\n👩🏽‍💻 line one\r\nline two  ';
-    const { data } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title, description } });
-    const read = await api.client(key).GET('/v1/tasks/{task_id}', { params: { path: { task_id: data!.task_id } } });
+    const { data } = await api
+      .client(key)
+      .POST('/v1/tasks', { body: { project_id: projectId, title, description } });
+    const read = await api
+      .client(key)
+      .GET('/v1/tasks/{task_id}', { params: { path: { task_id: data!.task_id } } });
     expect(read.data).toMatchObject({ title, description });
   });
 
   it('refuses a status on creation, saying to PATCH it afterwards', async () => {
-    const res = await api.send('POST', '/v1/tasks', json({ project_id: projectId, title: 't', status: 'done' }));
+    const res = await api.send(
+      'POST',
+      '/v1/tasks',
+      json({ project_id: projectId, title: 't', status: 'done' }),
+    );
     expect(res.status).toBe(400);
     expect(res.json.detail).toMatch(/PATCH/);
-    expect(res.json.errors).toEqual([expect.objectContaining({ in: 'body', pointer: '/status', message: expect.stringMatching(/PATCH/) })]);
+    expect(res.json.errors).toEqual([
+      expect.objectContaining({
+        in: 'body',
+        pointer: '/status',
+        message: expect.stringMatching(/PATCH/),
+      }),
+    ]);
   });
 
   it.each([
@@ -63,9 +104,17 @@ describe('POST /v1/tasks', () => {
     ['a project_id that is not a UUID', { project_id: 'abc', title: 't' }, '/project_id'],
     ['a blank title', { project_id: missingIdOr(), title: '\t \n' }, '/title'],
     ['a title of 501 characters', { project_id: missingIdOr(), title: 'x'.repeat(501) }, '/title'],
-    ['a description of 10,001 characters', { project_id: missingIdOr(), title: 't', description: 'x'.repeat(10001) }, '/description'],
+    [
+      'a description of 10,001 characters',
+      { project_id: missingIdOr(), title: 't', description: 'x'.repeat(10001) },
+      '/description',
+    ],
     ['a task_id', { project_id: missingIdOr(), title: 't', task_id: missingId }, '/task_id'],
-    ['an updated_at', { project_id: missingIdOr(), title: 't', updated_at: '2026-11-21T09:30:00.123Z' }, '/updated_at'],
+    [
+      'an updated_at',
+      { project_id: missingIdOr(), title: 't', updated_at: '2026-11-21T09:30:00.123Z' },
+      '/updated_at',
+    ],
   ])('refuses %s with a 400 naming the field', async (_case, body, pointer) => {
     const res = await api.send('POST', '/v1/tasks', json(body));
     expect(res.status).toBe(400);
@@ -73,7 +122,9 @@ describe('POST /v1/tasks', () => {
   });
 
   it('accepts a title of 500 characters and a null description', async () => {
-    const { data, response } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: 'x'.repeat(500), description: null } });
+    const { data, response } = await api.client(key).POST('/v1/tasks', {
+      body: { project_id: projectId, title: 'x'.repeat(500), description: null },
+    });
     expect(response.status).toBe(201);
     expect(data!.description).toBeNull();
   });
@@ -82,16 +133,24 @@ describe('POST /v1/tasks', () => {
     const res = await api.send('POST', '/v1/tasks', json({ project_id: missingId, title: 't' }));
     expect(res.status).toBe(422);
     expect(res.json.type).toBe('/problems/unknown-project');
-    expect(await api.service.knex('tasks').where('project_id', missingId).count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(
+      await api.service.knex('tasks').where('project_id', missingId).count({ n: '*' }),
+    ).toEqual([{ n: 0 }]);
   });
 
-  it('answers every create racing its project\'s delete with 201 and its event, or 422 and nothing', async () => {
-    const { data: project } = await api.client(key).POST('/v1/projects', { body: { name: 'Deleted under load' } });
+  it("answers every create racing its project's delete with 201 and its event, or 422 and nothing", async () => {
+    const { data: project } = await api
+      .client(key)
+      .POST('/v1/projects', { body: { name: 'Deleted under load' } });
     const answers: RawResponse[] = [];
     // Four writers create until their project is gone; the delete comes once some have gone in.
     const writer = async () => {
       for (let i = 0; ; i++) {
-        const answer = await api.send('POST', '/v1/tasks', json({ project_id: project!.project_id, title: `race ${i}` }));
+        const answer = await api.send(
+          'POST',
+          '/v1/tasks',
+          json({ project_id: project!.project_id, title: `race ${i}` }),
+        );
         answers.push(answer);
         if (answer.status !== 201) return;
       }
@@ -102,16 +161,31 @@ describe('POST /v1/tasks', () => {
     await writers;
 
     expect(deleted.status).toBe(204);
-    expect(answers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([422, 422, 422, 422]);
-    expect(answers.filter((answer) => answer.status === 422).every((answer) => answer.json.type === '/problems/unknown-project')).toBe(true);
-    const created = answers.filter((answer) => answer.status === 201).map((answer) => answer.json.task_id as string);
+    expect(answers.map((answer) => answer.status).filter((status) => status !== 201)).toEqual([
+      422, 422, 422, 422,
+    ]);
+    expect(
+      answers
+        .filter((answer) => answer.status === 422)
+        .every((answer) => answer.json.type === '/problems/unknown-project'),
+    ).toBe(true);
+    const created = answers
+      .filter((answer) => answer.status === 201)
+      .map((answer) => answer.json.task_id as string);
     // Numbered a moment after they commit: read until every acknowledged create's event is there.
     const recorded = async () => {
-      const events = await api.send('GET', `/v1/events?project_id=${project!.project_id}&type=task.created&limit=200`, { key });
-      return events.json.data.map((event: { data: { object: { task_id: string } } }) => event.data.object.task_id as string);
+      const events = await api.send(
+        'GET',
+        `/v1/events?project_id=${project!.project_id}&type=task.created&limit=200`,
+        { key },
+      );
+      return events.json.data.map(
+        (event: { data: { object: { task_id: string } } }) => event.data.object.task_id as string,
+      );
     };
     const deadline = Date.now() + 5000;
-    while ((await recorded()).length < created.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((await recorded()).length < created.length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await recorded()).sort()).toEqual(created.sort());
   });
 });
@@ -127,38 +201,70 @@ describe('PATCH /v1/tasks/{task_id}', () => {
     ['pending', 'pending'],
   ] as const;
 
-  it.each(transitions)('moves a task from %s to %s, answering the whole task with a new updated_at', async (from, to) => {
-    const task = await newTask();
-    const client = api.client(key);
-    if (from !== 'pending') await client.PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } }, body: { status: from } });
-    await new Promise((resolve) => setTimeout(resolve, 3));
-    const { data, response } = await client.PATCH('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } }, body: { status: to } });
-    expect(response.status).toBe(200);
-    expect(data).toMatchObject({ ...task, status: to, updated_at: expect.stringMatching(timestamp) });
-    expect(data!.updated_at > task.updated_at).toBe(true);
-    const read = await client.GET('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } } });
-    expect(read.data).toEqual(data);
-  });
+  it.each(transitions)(
+    'moves a task from %s to %s, answering the whole task with a new updated_at',
+    async (from, to) => {
+      const task = await newTask();
+      const client = api.client(key);
+      if (from !== 'pending')
+        await client.PATCH('/v1/tasks/{task_id}', {
+          params: { path: { task_id: task.task_id } },
+          body: { status: from },
+        });
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      const { data, response } = await client.PATCH('/v1/tasks/{task_id}', {
+        params: { path: { task_id: task.task_id } },
+        body: { status: to },
+      });
+      expect(response.status).toBe(200);
+      expect(data).toMatchObject({
+        ...task,
+        status: to,
+        updated_at: expect.stringMatching(timestamp),
+      });
+      expect(data!.updated_at > task.updated_at).toBe(true);
+      const read = await client.GET('/v1/tasks/{task_id}', {
+        params: { path: { task_id: task.task_id } },
+      });
+      expect(read.data).toEqual(data);
+    },
+  );
 
   it('changes title and description, and null clears the description', async () => {
-    const { data: task } = await api.client(key).POST('/v1/tasks', { body: { project_id: projectId, title: 'a', description: 'b' } });
+    const { data: task } = await api
+      .client(key)
+      .POST('/v1/tasks', { body: { project_id: projectId, title: 'a', description: 'b' } });
     const { data } = await api.client(key).PATCH('/v1/tasks/{task_id}', {
       params: { path: { task_id: task!.task_id } },
       body: { title: 'c', description: null },
     });
-    expect(data).toMatchObject({ title: 'c', description: null, status: 'pending', created_at: task!.created_at });
+    expect(data).toMatchObject({
+      title: 'c',
+      description: null,
+      status: 'pending',
+      created_at: task!.created_at,
+    });
   });
 
   it('takes application/merge-patch+json, validated like JSON', async () => {
     const task = await newTask();
     const mergePatch = (body: unknown) =>
-      api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify(body) });
+      api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+        key,
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+        body: JSON.stringify(body),
+      });
     const ok = await mergePatch({ status: 'done' });
     expect(ok.status).toBe(200);
     expect(ok.json.status).toBe('done');
     const bad = await mergePatch({ status: 'finished' });
     expect(bad.status).toBe(400);
-    expect(bad.json.errors).toEqual([expect.objectContaining({ pointer: '/status', message: 'must be one of: pending, in_progress, done' })]);
+    expect(bad.json.errors).toEqual([
+      expect.objectContaining({
+        pointer: '/status',
+        message: 'must be one of: pending, in_progress, done',
+      }),
+    ]);
   });
 
   it.each([
@@ -176,7 +282,9 @@ describe('PATCH /v1/tasks/{task_id}', () => {
     const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, json(body));
     expect(res.status).toBe(400);
     expect(res.json.type).toBe('/problems/invalid-request');
-    const read = await api.client(key).GET('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } } });
+    const read = await api
+      .client(key)
+      .GET('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } } });
     expect(read.data).toEqual(task);
   });
 
@@ -202,7 +310,9 @@ describe('DELETE /v1/tasks/{task_id}', () => {
     const keep = await newTask('keep');
     const drop = await newTask('drop');
     await api.send('DELETE', `/v1/tasks/${drop.task_id}`, { key });
-    const read = await api.client(key).GET('/v1/tasks/{task_id}', { params: { path: { task_id: keep.task_id } } });
+    const read = await api
+      .client(key)
+      .GET('/v1/tasks/{task_id}', { params: { path: { task_id: keep.task_id } } });
     expect(read.data).toEqual(keep);
   });
 });

@@ -15,8 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-async function expectProblem(method: string, path: string, response: SocketResponse, status: number, type: string): Promise<void> {
-  expect([response.status, response.headers.get('content-type')]).toEqual([status, 'application/problem+json; charset=utf-8']);
+async function expectProblem(
+  method: string,
+  path: string,
+  response: SocketResponse,
+  status: number,
+  type: string,
+): Promise<void> {
+  expect([response.status, response.headers.get('content-type')]).toEqual([
+    status,
+    'application/problem+json; charset=utf-8',
+  ]);
   const problem = JSON.parse(response.text);
   expect(problem).toMatchObject({ type, status });
   expect(problem.request_id).toBe(response.headers.get('x-request-id'));
@@ -25,10 +34,16 @@ async function expectProblem(method: string, path: string, response: SocketRespo
 }
 
 it.each([
-  ['a control character in a header value', `GET /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer KEY\r\nIdempotency-Key: a\u0001b\r\n\r\n`],
+  [
+    'a control character in a header value',
+    `GET /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer KEY\r\nIdempotency-Key: a\u0001b\r\n\r\n`,
+  ],
   ['an invalid method', 'G@T /v1/projects HTTP/1.1\r\nHost: x\r\n\r\n'],
   ['a space in a header name', 'GET /v1/projects HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'],
-  ['both Content-Length and Transfer-Encoding', 'POST /v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+  [
+    'both Content-Length and Transfer-Encoding',
+    'POST /v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+  ],
 ])('answers %s with 400 malformed-request', async (_case, request) => {
   const response = await rawRequest(api.baseUrl, request.replace('KEY', key));
   await expectProblem('GET', '/v1/projects', response, 400, '/problems/malformed-request');
@@ -37,7 +52,9 @@ it.each([
 
 it('answers a chunked body that breaks its framing, after the request has started, with 400', async () => {
   const connection = await RawConnection.open(api.baseUrl);
-  connection.write(`POST /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  connection.write(
+    `POST /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 100)); // the handler is now waiting for the body
   connection.write('zz\r\n{}\r\n0\r\n\r\n');
   const response = await connection.response();
@@ -47,7 +64,10 @@ it('answers a chunked body that breaks its framing, after the request has starte
 });
 
 it('answers headers over 16 KiB with 431 headers-too-large', async () => {
-  const response = await rawRequest(api.baseUrl, `GET /v1/projects HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+  const response = await rawRequest(
+    api.baseUrl,
+    `GET /v1/projects HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`,
+  );
   await expectProblem('GET', '/v1/projects', response, 431, '/problems/headers-too-large');
 });
 
@@ -56,6 +76,12 @@ it('answers a malformed request on a connection that has already served one (Nod
   connection.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
   expect((await connection.response())!.status).toBe(200);
   connection.write('GET /v1/projects HTTP/1.1\r\nHost: x\r\nX-Bad: \u0007\r\n\r\n');
-  await expectProblem('GET', '/v1/projects', (await connection.response())!, 400, '/problems/malformed-request');
+  await expectProblem(
+    'GET',
+    '/v1/projects',
+    (await connection.response())!,
+    400,
+    '/problems/malformed-request',
+  );
   await connection.closed();
 });

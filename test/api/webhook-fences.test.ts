@@ -15,7 +15,13 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   [api, receiver] = await Promise.all([
-    startTestService({ config: { webhookAllowPrivateTargets: true, webhookEndpointsPerTenant: limit, webhookRetryScheduleMs: [60_000] } }),
+    startTestService({
+      config: {
+        webhookAllowPrivateTargets: true,
+        webhookEndpointsPerTenant: limit,
+        webhookRetryScheduleMs: [60_000],
+      },
+    }),
     startReceiver(),
   ]);
 });
@@ -29,13 +35,19 @@ let tenants = 0;
 const newTenant = () => api.createKey(`fences-${++tenants}`);
 
 const register = (key: string, path = '/hook', headers: Record<string, string> = {}) =>
-  api.send('POST', '/v1/webhook-endpoints', { key, headers: { ...json, ...headers }, body: JSON.stringify({ url: receiver.origin + path }) });
+  api.send('POST', '/v1/webhook-endpoints', {
+    key,
+    headers: { ...json, ...headers },
+    body: JSON.stringify({ url: receiver.origin + path }),
+  });
 
 /** The endpoints the tenant has, as its list shows them. */
 async function listed(key: string): Promise<string[]> {
   const response = await api.send('GET', '/v1/webhook-endpoints?limit=200', { key });
   expect(response.status).toBe(200);
-  return response.json.data.map((endpoint: { webhook_endpoint_id: string }) => endpoint.webhook_endpoint_id);
+  return response.json.data.map(
+    (endpoint: { webhook_endpoint_id: string }) => endpoint.webhook_endpoint_id,
+  );
 }
 
 async function registerMany(key: string, count: number): Promise<string[]> {
@@ -58,7 +70,11 @@ describe('endpoints per tenant', () => {
   it('refuses one more than the limit, disabled ones counted; deleting one makes room; other tenants are not held back', async () => {
     const key = await newTenant();
     const ids = await registerMany(key, limit);
-    const disabled = await api.send('PATCH', `/v1/webhook-endpoints/${ids[0]}`, { key, headers: json, body: '{"enabled": false}' });
+    const disabled = await api.send('PATCH', `/v1/webhook-endpoints/${ids[0]}`, {
+      key,
+      headers: json,
+      body: '{"enabled": false}',
+    });
     expect(disabled.status).toBe(200);
     expectLimitReached(await register(key));
     expect(await listed(key)).toHaveLength(limit);
@@ -80,13 +96,17 @@ describe('endpoints per tenant', () => {
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
     expect(statuses.filter((status) => status === 422)).toHaveLength(29);
-    for (const refused of answers.filter((answer) => answer.status === 422)) expectLimitReached(refused);
+    for (const refused of answers.filter((answer) => answer.status === 422))
+      expectLimitReached(refused);
     expect(await listed(key)).toHaveLength(limit);
   });
 
   it('counts endpoints registered before counting began, also under concurrent registrations', async () => {
     const key = await newTenant();
-    const { tenant_id } = await api.service.knex('tenants').first('tenant_id').where('name', `fences-${tenants}`);
+    const { tenant_id } = await api.service
+      .knex('tenants')
+      .first('tenant_id')
+      .where('name', `fences-${tenants}`);
     // As an older version registered them: rows without a count.
     const now = nowForDb();
     const rows = Array.from({ length: limit - 1 }, () => ({
@@ -112,16 +132,32 @@ describe('redeliveries', () => {
   it('takes 60 a minute per endpoint: the 61st is 429 with Retry-After, and another endpoint is not held back', async () => {
     const key = await newTenant();
     const [endpointId, otherId] = await registerMany(key, 2);
-    expect((await api.send('POST', '/v1/projects', { key, headers: json, body: '{"name": "p"}' })).status).toBe(201);
+    expect(
+      (await api.send('POST', '/v1/projects', { key, headers: json, body: '{"name": "p"}' }))
+        .status,
+    ).toBe(201);
     let eventId: string | undefined;
-    for (const deadline = Date.now() + 5000; eventId === undefined && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 5000; eventId === undefined && Date.now() < deadline;) {
       eventId = (await api.send('GET', '/v1/events', { key })).json.data[0]?.event_id;
       if (eventId === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     // Disabled, the endpoints take redeliveries without attempting them: the test counts, it does not deliver.
-    for (const id of [endpointId, otherId]) expect((await api.send('PATCH', `/v1/webhook-endpoints/${id}`, { key, headers: json, body: '{"enabled": false}' })).status).toBe(200);
+    for (const id of [endpointId, otherId])
+      expect(
+        (
+          await api.send('PATCH', `/v1/webhook-endpoints/${id}`, {
+            key,
+            headers: json,
+            body: '{"enabled": false}',
+          })
+        ).status,
+      ).toBe(200);
     const redeliver = (id: string) =>
-      api.send('POST', `/v1/webhook-endpoints/${id}/deliveries`, { key, headers: json, body: JSON.stringify({ event_id: eventId }) });
+      api.send('POST', `/v1/webhook-endpoints/${id}/deliveries`, {
+        key,
+        headers: json,
+        body: JSON.stringify({ event_id: eventId }),
+      });
     const answers = await Promise.all(Array.from({ length: 61 }, () => redeliver(endpointId)));
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(60).fill(202), 429]);
     const [refused] = answers.filter((answer) => answer.status === 429);
@@ -132,7 +168,9 @@ describe('redeliveries', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect((await redeliver(otherId)).status).toBe(202);
     // The refused one planned nothing: the first delivery and 60 redeliveries.
-    const log = await api.send('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=200`, { key });
+    const log = await api.send('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=200`, {
+      key,
+    });
     expect(log.json.data).toHaveLength(61);
   });
 });
@@ -162,11 +200,17 @@ describe('Idempotency-Key on registration', () => {
 
   it('registers once from 20 concurrent requests with one key; the rest replay or are told to wait', async () => {
     const key = await newTenant();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => register(key, '/stampede', { 'Idempotency-Key': 'stampede' })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        register(key, '/stampede', { 'Idempotency-Key': 'stampede' }),
+      ),
+    );
     expect(answers.every((answer) => answer.status === 201 || answer.status === 409)).toBe(true);
     const created = answers.filter((answer) => answer.status === 201);
     expect(new Set(created.map((answer) => answer.json.secret)).size).toBe(1);
-    expect(created.filter((answer) => answer.headers.get('idempotent-replayed') === null)).toHaveLength(1);
+    expect(
+      created.filter((answer) => answer.headers.get('idempotent-replayed') === null),
+    ).toHaveLength(1);
     expect(await listed(key)).toHaveLength(1);
   });
 
@@ -175,7 +219,10 @@ describe('Idempotency-Key on registration', () => {
     const first = await register(key, '/hook', { 'Idempotency-Key': 'early' });
     const ids = [first.json.webhook_endpoint_id, ...(await registerMany(key, limit - 1))];
     const replay = await register(key, '/hook', { 'Idempotency-Key': 'early' });
-    expect([replay.status, replay.json.webhook_endpoint_id]).toEqual([201, first.json.webhook_endpoint_id]);
+    expect([replay.status, replay.json.webhook_endpoint_id]).toEqual([
+      201,
+      first.json.webhook_endpoint_id,
+    ]);
     expectLimitReached(await register(key, '/hook', { 'Idempotency-Key': 'late' }));
     expect((await api.send('DELETE', `/v1/webhook-endpoints/${ids[2]}`, { key })).status).toBe(204);
     const retried = await register(key, '/hook', { 'Idempotency-Key': 'late' });
@@ -184,17 +231,38 @@ describe('Idempotency-Key on registration', () => {
 });
 
 describe('user information in a URL', () => {
-  it.each(['https://user:pass@hooks.example.com/x', 'https://user@hooks.example.com/x', 'https://@hooks.example.com/x', 'http://admin:secret@127.0.0.1:9/x'])(
+  it.each([
+    'https://user:pass@hooks.example.com/x',
+    'https://user@hooks.example.com/x',
+    'https://@hooks.example.com/x',
+    'http://admin:secret@127.0.0.1:9/x',
+  ])(
     'refuses %s at registration and on a change, even where private targets are allowed',
     async (url) => {
       const key = await newTenant();
-      const registered = await api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) });
+      const registered = await api.send('POST', '/v1/webhook-endpoints', {
+        key,
+        headers: json,
+        body: JSON.stringify({ url }),
+      });
       expect([registered.status, registered.json.type]).toEqual([400, '/problems/invalid-request']);
-      expect(registered.json.errors).toEqual([{ in: 'body', pointer: '/url', message: 'must not contain user information (user:password@)' }]);
+      expect(registered.json.errors).toEqual([
+        {
+          in: 'body',
+          pointer: '/url',
+          message: 'must not contain user information (user:password@)',
+        },
+      ]);
       const [id] = await registerMany(key, 1);
-      const changed = await api.send('PATCH', `/v1/webhook-endpoints/${id}`, { key, headers: json, body: JSON.stringify({ url }) });
+      const changed = await api.send('PATCH', `/v1/webhook-endpoints/${id}`, {
+        key,
+        headers: json,
+        body: JSON.stringify({ url }),
+      });
       expect([changed.status, changed.json.errors?.[0]?.pointer]).toEqual([400, '/url']);
-      expect((await api.send('GET', `/v1/webhook-endpoints/${id}`, { key })).json.url).toBe(receiver.origin + '/hook');
+      expect((await api.send('GET', `/v1/webhook-endpoints/${id}`, { key })).json.url).toBe(
+        receiver.origin + '/hook',
+      );
     },
   );
 });

@@ -19,7 +19,14 @@ const log = capturedLog();
 
 beforeAll(async () => {
   [api, receiver] = await Promise.all([
-    startTestService({ config: { webhookAllowPrivateTargets: false, webhookRetryScheduleMs: [60_000], logLevel: 'warn' }, logDestination: log.stream }),
+    startTestService({
+      config: {
+        webhookAllowPrivateTargets: false,
+        webhookRetryScheduleMs: [60_000],
+        logLevel: 'warn',
+      },
+      logDestination: log.stream,
+    }),
     startReceiver(),
   ]);
   key = await api.createKey('guarded');
@@ -30,10 +37,13 @@ afterAll(async () => {
 });
 
 const json = { 'Content-Type': 'application/json' };
-const register = (url: string) => api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) });
+const register = (url: string) =>
+  api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) });
 
 it('starts without the warning that the guard is off', () => {
-  expect(log.lines.filter((line) => String(line.msg).includes('WEBHOOK_ALLOW_PRIVATE_TARGETS'))).toEqual([]);
+  expect(
+    log.lines.filter((line) => String(line.msg).includes('WEBHOOK_ALLOW_PRIVATE_TARGETS')),
+  ).toEqual([]);
 });
 
 describe('registration', () => {
@@ -43,11 +53,19 @@ describe('registration', () => {
     ['private 10/8', 'https://10.0.0.1/hook', 'a private address'],
     ['private 172.16/12', 'https://172.16.5.4/hook', 'a private address'],
     ['private 192.168/16', 'https://192.168.0.1/hook', 'a private address'],
-    ['link-local (cloud metadata)', 'https://169.254.169.254/latest/meta-data', 'a link-local address'],
+    [
+      'link-local (cloud metadata)',
+      'https://169.254.169.254/latest/meta-data',
+      'a link-local address',
+    ],
     ['multicast', 'https://224.0.0.1/hook', 'a multicast address'],
     ['unspecified', 'https://0.0.0.0/hook', 'the unspecified address'],
     ['broadcast', 'https://255.255.255.255/hook', 'the broadcast address'],
-    ['shared (carrier-grade NAT)', 'https://100.64.0.1/hook', 'a shared (carrier-grade NAT) address'],
+    [
+      'shared (carrier-grade NAT)',
+      'https://100.64.0.1/hook',
+      'a shared (carrier-grade NAT) address',
+    ],
     ['IPv6 loopback', 'https://[::1]/hook', 'a loopback address'],
     ['IPv6 unspecified', 'https://[::]/hook', 'the unspecified address'],
     ['IPv6 link-local', 'https://[fe80::1]/hook', 'a link-local address'],
@@ -56,12 +74,28 @@ describe('registration', () => {
     ['IPv6 multicast', 'https://[ff02::1]/hook', 'a multicast address'],
     ['IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/hook', 'an IPv4-mapped IPv6 address'],
     ['IPv4-mapped private, in hex', 'https://[::ffff:a00:1]/hook', 'an IPv4-mapped IPv6 address'],
-    ['IPv4-compatible loopback', 'https://[::127.0.0.1]/hook', 'has the host ::7f00:1, a loopback address'],
-    ['IPv4-compatible loopback, in full', 'https://[0:0:0:0:0:0:127.0.0.1]/hook', 'a loopback address'],
+    [
+      'IPv4-compatible loopback',
+      'https://[::127.0.0.1]/hook',
+      'has the host ::7f00:1, a loopback address',
+    ],
+    [
+      'IPv4-compatible loopback, in full',
+      'https://[0:0:0:0:0:0:127.0.0.1]/hook',
+      'a loopback address',
+    ],
     ['IPv4-compatible private', 'https://[::10.0.0.1]/hook', 'a private address'],
-    ['IPv4-compatible private 192.168/16, in hex', 'https://[::c0a8:101]/hook', 'a private address'],
+    [
+      'IPv4-compatible private 192.168/16, in hex',
+      'https://[::c0a8:101]/hook',
+      'a private address',
+    ],
     ['IPv4-compatible link-local', 'https://[::169.254.169.254]/hook', 'a link-local address'],
-    ['IPv4-compatible global address', 'https://[::8.8.8.8]/hook', 'an IPv4-compatible IPv6 address'],
+    [
+      'IPv4-compatible global address',
+      'https://[::8.8.8.8]/hook',
+      'an IPv4-compatible IPv6 address',
+    ],
     ['NAT64 of a private address', 'https://[64:ff9b::a00:1]/hook', 'a reserved address (rfc6052)'],
     ['6to4 of loopback', 'https://[2002:7f00:1::1]/hook', 'a reserved address (6to4)'],
     ['loopback as one decimal number', 'https://2130706433/hook', 'a loopback address'],
@@ -74,46 +108,83 @@ describe('registration', () => {
     const response = await register(url);
     expect(response.status).toBe(400);
     expect(response.json.type).toBe('/problems/invalid-request');
-    expect(response.json.errors).toEqual([{ in: 'body', pointer: '/url', message: expect.stringContaining(reason) }]);
+    expect(response.json.errors).toEqual([
+      { in: 'body', pointer: '/url', message: expect.stringContaining(reason) },
+    ]);
     expect(response.json.detail).toContain('/url');
   });
 
   it('refuses a name that resolves to a loopback address, without saying what it resolved to', async () => {
     const response = await register('https://localhost:8443/hook');
     expect(response.status).toBe(400);
-    expect(response.json.errors).toEqual([{ in: 'body', pointer: '/url', message: 'has the host localhost, which resolves to an address that is not allowed' }]);
+    expect(response.json.errors).toEqual([
+      {
+        in: 'body',
+        pointer: '/url',
+        message: 'has the host localhost, which resolves to an address that is not allowed',
+      },
+    ]);
     expect(response.text).not.toMatch(/127\.0\.0\.1|::1|loopback/);
   });
 
   it('refuses plain http, and the same on a change of URL', async () => {
     const response = await register('http://93.184.215.14/hook');
-    expect([response.status, response.json.errors]).toEqual([400, [{ in: 'body', pointer: '/url', message: 'must be an https URL' }]]);
+    expect([response.status, response.json.errors]).toEqual([
+      400,
+      [{ in: 'body', pointer: '/url', message: 'must be an https URL' }],
+    ]);
     const accepted = await register('https://93.184.215.14/hook');
     expect(accepted.status).toBe(201);
     const path = `/v1/webhook-endpoints/${accepted.json.webhook_endpoint_id}`;
-    const changed = await api.send('PATCH', path, { key, headers: json, body: JSON.stringify({ url: 'https://[::ffff:192.168.1.1]/x' }) });
+    const changed = await api.send('PATCH', path, {
+      key,
+      headers: json,
+      body: JSON.stringify({ url: 'https://[::ffff:192.168.1.1]/x' }),
+    });
     expect([changed.status, changed.json.errors[0].pointer]).toEqual([400, '/url']);
     expect((await api.send('GET', path, { key })).json.url).toBe('https://93.184.215.14/hook');
     await api.send('DELETE', path, { key });
   });
 
   it('refuses user information in the URL of a global address, before looking at the address', async () => {
-    for (const url of ['https://user:pass@93.184.215.14/hook', 'https://token@93.184.215.14/hook', 'https://user:pass@127.0.0.1/hook']) {
+    for (const url of [
+      'https://user:pass@93.184.215.14/hook',
+      'https://token@93.184.215.14/hook',
+      'https://user:pass@127.0.0.1/hook',
+    ]) {
       const response = await register(url);
-      expect([url, response.status, response.json.errors]).toEqual([url, 400, [{ in: 'body', pointer: '/url', message: 'must not contain user information (user:password@)' }]]);
+      expect([url, response.status, response.json.errors]).toEqual([
+        url,
+        400,
+        [
+          {
+            in: 'body',
+            pointer: '/url',
+            message: 'must not contain user information (user:password@)',
+          },
+        ],
+      ]);
     }
   });
 
   it('accepts a global unicast address, IPv4 or IPv6', async () => {
-    for (const url of ['https://93.184.215.14/hook', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook']) {
+    for (const url of [
+      'https://93.184.215.14/hook',
+      'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook',
+    ]) {
       const response = await register(url);
       expect([url, response.status]).toEqual([url, 201]);
-      await api.send('DELETE', `/v1/webhook-endpoints/${response.json.webhook_endpoint_id}`, { key });
+      await api.send('DELETE', `/v1/webhook-endpoints/${response.json.webhook_endpoint_id}`, {
+        key,
+      });
     }
   });
 
   it('refuses a name whose DNS answer includes an internal address, and accepts one it cannot resolve now', async () => {
-    const answers: Record<string, string[]> = { 'rebind.example': ['93.184.215.14', '10.1.2.3'], 'public.example': ['2606:4700::1111'] };
+    const answers: Record<string, string[]> = {
+      'rebind.example': ['93.184.215.14', '10.1.2.3'],
+      'public.example': ['2606:4700::1111'],
+    };
     const guard = targetGuard({
       allowPrivateTargets: false,
       lookup: async (host) => {
@@ -121,11 +192,17 @@ describe('registration', () => {
         return answers[host].map((address) => ({ address }));
       },
     });
-    expect(await guard.refusalOf('https://rebind.example/x')).toBe('has the host rebind.example, which resolves to an address that is not allowed');
+    expect(await guard.refusalOf('https://rebind.example/x')).toBe(
+      'has the host rebind.example, which resolves to an address that is not allowed',
+    );
     expect(await guard.refusalOf('https://public.example/x')).toBeUndefined();
     expect(await guard.refusalOf('https://nowhere.example/x')).toBeUndefined();
-    expect(await targetGuard({ allowPrivateTargets: true }).refusalOf('http://127.0.0.1:3000/x')).toBeUndefined();
-    expect(await targetGuard({ allowPrivateTargets: true }).refusalOf('ftp://127.0.0.1/x')).toBe('must be an https URL');
+    expect(
+      await targetGuard({ allowPrivateTargets: true }).refusalOf('http://127.0.0.1:3000/x'),
+    ).toBeUndefined();
+    expect(await targetGuard({ allowPrivateTargets: true }).refusalOf('ftp://127.0.0.1/x')).toBe(
+      'must be an https URL',
+    );
   });
 
   it('classifies addresses with ipaddr.js: only global unicast passes', () => {
@@ -165,14 +242,21 @@ describe('delivery', () => {
     const port = new URL(receiver.origin).port;
     const byName = await endpointAt(`http://localhost:${port}/by-name`);
     const byNumber = await endpointAt(`http://2130706433:${port}/by-number`);
-    const refused = async () => (await scrapeMetrics(api.baseUrl)).value('webhook_deliveries_total{outcome="refused"}');
+    const refused = async () =>
+      (await scrapeMetrics(api.baseUrl)).value('webhook_deliveries_total{outcome="refused"}');
     const before = await refused();
-    expect((await api.send('POST', '/v1/projects', { key, headers: json, body: '{"name": "p"}' })).status).toBe(201);
+    expect(
+      (await api.send('POST', '/v1/projects', { key, headers: json, body: '{"name": "p"}' }))
+        .status,
+    ).toBe(201);
     const failed = async (endpointId: string) => {
       const deadline = Date.now() + 5000;
       for (;;) {
-        const log = (await api.send('GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key })).json.data;
-        if (log.some((d: { status: string }) => d.status === 'failed') || Date.now() > deadline) return log;
+        const log = (
+          await api.send('GET', `/v1/webhook-endpoints/${endpointId}/deliveries`, { key })
+        ).json.data;
+        if (log.some((d: { status: string }) => d.status === 'failed') || Date.now() > deadline)
+          return log;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
@@ -182,7 +266,11 @@ describe('delivery', () => {
       response_status: null,
       error: 'refused: localhost resolves to an address that is not allowed',
     });
-    expect(byNumberLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({ attempt: 1, response_status: null, error: 'refused: 127.0.0.1 is a loopback address' });
+    expect(byNumberLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({
+      attempt: 1,
+      response_status: null,
+      error: 'refused: 127.0.0.1 is a loopback address',
+    });
     expect(receiver.received).toEqual([]);
     expect((await refused())! - before!).toBe(2);
   });

@@ -35,7 +35,9 @@ afterAll(async () => {
 const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
 
 /** The first attempts planned for the tenant's task events. */
-const firstAttempts = (tenantId: string): Promise<Array<{ event_id: string; webhook_endpoint_id: string }>> =>
+const firstAttempts = (
+  tenantId: string,
+): Promise<Array<{ event_id: string; webhook_endpoint_id: string }>> =>
   knex('webhook_deliveries as d')
     .join('events as e', 'e.event_id', 'd.event_id')
     .where({ 'e.tenant_id': tenantId, 'e.type': 'task.created', 'd.attempt': 1 })
@@ -57,7 +59,8 @@ it('plans, after a SIGKILL mid-planning, every first attempt the dead instance l
     const repositories = createRepositories(knex);
     const { tenant_id: tenantId } = await knex('tenants').first('tenant_id').where('name', 'acme');
     await repositories.inTransaction('batch', async (write) => {
-      for (let i = 0; i < events; i++) await repositories.tasks.create(tenantId, { project_id: projectId, title: `t${i}` }, write);
+      for (let i = 0; i < events; i++)
+        await repositories.tasks.create(tenantId, { project_id: projectId, title: `t${i}` }, write);
     });
     const total = events * endpoints;
     let planned = 0;
@@ -79,7 +82,9 @@ it('plans, after a SIGKILL mid-planning, every first attempt the dead instance l
       rows = await firstAttempts(tenantId);
     }
     expect(rows).toHaveLength(total);
-    expect(new Set(rows.map((row) => `${row.event_id} ${row.webhook_endpoint_id}`)).size).toBe(total);
+    expect(new Set(rows.map((row) => `${row.event_id} ${row.webhook_endpoint_id}`)).size).toBe(
+      total,
+    );
     // A little later, still none twice: the batch is planned once, not again.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await firstAttempts(tenantId)).toHaveLength(total);

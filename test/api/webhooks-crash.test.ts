@@ -21,22 +21,34 @@ beforeAll(async () => {
   database = await createTestDatabase();
   ({ key, projectId } = await seedTenant(database.config));
   // Slow enough that deliveries are in flight whenever the service is killed.
-  receiver = await startReceiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 150)));
+  receiver = await startReceiver(
+    () => new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 150)),
+  );
 });
 afterAll(async () => {
   await receiver.stop();
   await database.drop();
 });
 
-const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '1', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms' };
+const env = {
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_TIMEOUT_SECONDS: '1',
+  WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
+};
 const call = (url: string, method: string, path: string, body?: unknown) =>
-  fetch(url + path, { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  fetch(url + path, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 async function wholeFeed(url: string): Promise<Event[]> {
   const events: Event[] = [];
   let cursor = '';
   for (;;) {
-    const page = (await (await call(url, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`)).json()) as { data: Event[]; next_cursor: string; has_more: boolean };
+    const page = (await (
+      await call(url, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`)
+    ).json()) as { data: Event[]; next_cursor: string; has_more: boolean };
     events.push(...page.data);
     cursor = page.next_cursor;
     if (!page.has_more) return events;
@@ -47,13 +59,23 @@ it('delivers every event at least once, with the same webhook-id, across a SIGKI
   const first: ServiceProcess = await serveProcess(database.config, env);
   let second: ServiceProcess | undefined;
   try {
-    const endpoint = (await (await call(first.url, 'POST', '/v1/webhook-endpoints', { url: `${receiver.origin}/crash` })).json()) as { secret: string };
+    const endpoint = (await (
+      await call(first.url, 'POST', '/v1/webhook-endpoints', { url: `${receiver.origin}/crash` })
+    ).json()) as { secret: string };
     let stopped = false;
     let acknowledged = 0;
     const writer = async () => {
       while (!stopped) {
         try {
-          if ((await call(first.url, 'POST', '/v1/tasks', { project_id: projectId, title: 'delivered' })).status === 201) acknowledged++;
+          if (
+            (
+              await call(first.url, 'POST', '/v1/tasks', {
+                project_id: projectId,
+                title: 'delivered',
+              })
+            ).status === 201
+          )
+            acknowledged++;
         } catch {
           // the killed instance: no answer
         }
@@ -81,14 +103,19 @@ it('delivers every event at least once, with the same webhook-id, across a SIGKI
     expect(events.length).toBeGreaterThanOrEqual(1 + acknowledged);
     const ids = new Set(events.slice(1).map((e) => e.event_id));
     expect(ids.size).toBeGreaterThan(beforeRestart);
-    const delivered = () => new Set(receiver.received.map((r) => r.headers['webhook-id'] as string));
-    while ([...ids].some((id) => !delivered().has(id)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const delivered = () =>
+      new Set(receiver.received.map((r) => r.headers['webhook-id'] as string));
+    while ([...ids].some((id) => !delivered().has(id)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect([...ids].filter((id) => !delivered().has(id))).toEqual([]);
 
     const verifier = new Webhook(endpoint.secret);
     const byId = new Map(events.map((e) => [e.event_id, e]));
     for (const request of receiver.received) {
-      const event = verifier.verify(request.body, request.headers as Record<string, string>) as Event;
+      const event = verifier.verify(
+        request.body,
+        request.headers as Record<string, string>,
+      ) as Event;
       expect(event).toEqual(byId.get(request.headers['webhook-id'] as string));
     }
     // Some attempts were in flight when the service died: made again after their claims ran out.

@@ -21,8 +21,13 @@ const slowLookupMs = 1500;
 const realLookup = dns.lookup;
 
 beforeAll(async () => {
-  (dns as { lookup: unknown }).lookup = (hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
-    if (!hostname.endsWith('.slow.test')) return (realLookup as (...args: unknown[]) => void)(hostname, options, callback);
+  (dns as { lookup: unknown }).lookup = (
+    hostname: string,
+    options: unknown,
+    callback: (...args: unknown[]) => void,
+  ) => {
+    if (!hostname.endsWith('.slow.test'))
+      return (realLookup as (...args: unknown[]) => void)(hostname, options, callback);
     lookups.names.push(hostname);
     lookups.most = Math.max(lookups.most, ++lookups.now);
     setTimeout(() => {
@@ -42,7 +47,15 @@ afterAll(async () => {
  * a tenant may register more endpoints than the default, so that one tenant alone can try for every slot.
  */
 async function withService(config: Partial<Config>, test: (api: TestService) => Promise<void>) {
-  const api = await startTestService({ config: { webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 1, webhookMaxInFlight: cap, webhookEndpointsPerTenant: 100, ...config } });
+  const api = await startTestService({
+    config: {
+      webhookAllowPrivateTargets: true,
+      webhookTimeoutSeconds: 1,
+      webhookMaxInFlight: cap,
+      webhookEndpointsPerTenant: 100,
+      ...config,
+    },
+  });
   try {
     await test(api);
   } finally {
@@ -51,9 +64,25 @@ async function withService(config: Partial<Config>, test: (api: TestService) => 
 }
 
 const register = async (api: TestService, key: string, url: string) =>
-  expect((await api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url }) })).status).toBe(201);
+  expect(
+    (
+      await api.send('POST', '/v1/webhook-endpoints', {
+        key,
+        headers: json,
+        body: JSON.stringify({ url }),
+      })
+    ).status,
+  ).toBe(201);
 const createProject = async (api: TestService, key: string, name: string, description = '') =>
-  expect((await api.send('POST', '/v1/projects', { key, headers: json, body: JSON.stringify({ name, description }) })).status).toBe(201);
+  expect(
+    (
+      await api.send('POST', '/v1/projects', {
+        key,
+        headers: json,
+        body: JSON.stringify({ name, description }),
+      })
+    ).status,
+  ).toBe(201);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How long the service takes to answer /healthz. */
@@ -69,7 +98,10 @@ it('keeps a tenant whose 40 endpoints hang within the cap, and delivers another 
     await withService({ webhookRetryScheduleMs: [300, 300, 300, 300, 300] }, async (api) => {
       const a = await api.createKey('fanout-hanging');
       const b = await api.createKey('fanout-healthy');
-      await Promise.all([...Array.from({ length: 40 }, (_, i) => register(api, a, `${hanging.origin}/a${i}`)), register(api, b, `${healthy.origin}/b`)]);
+      await Promise.all([
+        ...Array.from({ length: 40 }, (_, i) => register(api, a, `${hanging.origin}/a${i}`)),
+        register(api, b, `${healthy.origin}/b`),
+      ]);
       // 200 attempts of large events to receivers that never answer, retried every 300 ms.
       for (let i = 0; i < 5; i++) await createProject(api, a, `a${i}`, 'x'.repeat(10_000));
       await hanging.waitFor(cap - 1, { timeoutMs: 5000 });
@@ -99,7 +131,12 @@ it("makes at most two host name lookups at once, each counted until it ends past
     const b = await api.createKey('fanout-healthy');
     const port = new URL(healthy.origin).port;
     // Twelve names, each 1.5 s to resolve, asked for by attempts cut off after 1 s.
-    await Promise.all([...Array.from({ length: 12 }, (_, i) => register(api, c, `http://h${i}.slow.test:${port}/c${i}`)), register(api, b, `${healthy.origin}/b2`)]);
+    await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) =>
+        register(api, c, `http://h${i}.slow.test:${port}/c${i}`),
+      ),
+      register(api, b, `${healthy.origin}/b2`),
+    ]);
     await createProject(api, c, 'c');
     while (lookups.names.length < 2) await sleep(20);
 
@@ -111,7 +148,11 @@ it("makes at most two host name lookups at once, each counted until it ends past
     expect(await healthzMs(api)).toBeLessThan(1000);
 
     // A name once resolved is remembered, and a retry reaches the receiver at the address it gave.
-    const [reached] = await Promise.race(Array.from({ length: 12 }, (_, i) => healthy.waitFor(1, { path: `/c${i}`, timeoutMs: 12_000 })));
+    const [reached] = await Promise.race(
+      Array.from({ length: 12 }, (_, i) =>
+        healthy.waitFor(1, { path: `/c${i}`, timeoutMs: 12_000 }),
+      ),
+    );
     expect(reached.headers.host).toMatch(new RegExp(`^h\\d+\\.slow\\.test:${port}$`));
     expect(new Set(lookups.names).size).toBeGreaterThanOrEqual(3);
     expect(lookups.most).toBe(2);

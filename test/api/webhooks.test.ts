@@ -8,7 +8,11 @@
 import { Webhook } from 'standardwebhooks';
 import type { components } from '../../generated/api';
 import { toDbTimestamp } from '../../src/db/timestamps';
-import { startReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver';
+import {
+  startReceiver,
+  type ReceivedRequest,
+  type WebhookReceiver,
+} from '../support/webhook-receiver';
 import { startTestService, type TestService } from '../support/test-service';
 
 type Event = components['schemas']['Event'];
@@ -20,7 +24,13 @@ let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   [api, receiver] = await Promise.all([
-    startTestService({ config: { webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 1, webhookRetryScheduleMs: schedule } }),
+    startTestService({
+      config: {
+        webhookAllowPrivateTargets: true,
+        webhookTimeoutSeconds: 1,
+        webhookRetryScheduleMs: schedule,
+      },
+    }),
     startReceiver(),
   ]);
 });
@@ -35,13 +45,21 @@ let tenants = 0;
 /** A new tenant with a key, and an endpoint of it at `path` on the receiver. */
 async function registered(path: string, extra: Record<string, unknown> = {}) {
   const key = await api.createKey(`webhooks-${++tenants}`);
-  const created = await api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url: receiver.origin + path, ...extra }) });
+  const created = await api.send('POST', '/v1/webhook-endpoints', {
+    key,
+    headers: json,
+    body: JSON.stringify({ url: receiver.origin + path, ...extra }),
+  });
   expect(created.status).toBe(201);
   return { key, endpoint: created.json as components['schemas']['WebhookEndpointWithSecret'] };
 }
 
 const createProject = async (key: string, name = 'p') => {
-  const response = await api.send('POST', '/v1/projects', { key, headers: json, body: JSON.stringify({ name }) });
+  const response = await api.send('POST', '/v1/projects', {
+    key,
+    headers: json,
+    body: JSON.stringify({ name }),
+  });
   expect(response.status).toBe(201);
   return response.json as components['schemas']['Project'];
 };
@@ -57,13 +75,22 @@ async function feed(key: string, count = 1): Promise<Event[]> {
 }
 
 async function deliveryLog(key: string, endpointId: string): Promise<WebhookDelivery[]> {
-  const response = await api.send('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=200`, { key });
+  const response = await api.send(
+    'GET',
+    `/v1/webhook-endpoints/${endpointId}/deliveries?limit=200`,
+    { key },
+  );
   expect(response.status).toBe(200);
   return response.json.data;
 }
 
 /** Polls the log until `done` holds of it. */
-async function logUntil(key: string, endpointId: string, done: (log: WebhookDelivery[]) => boolean, timeoutMs = 10_000): Promise<WebhookDelivery[]> {
+async function logUntil(
+  key: string,
+  endpointId: string,
+  done: (log: WebhookDelivery[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<WebhookDelivery[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const log = await deliveryLog(key, endpointId);
@@ -79,7 +106,9 @@ describe('endpoints', () => {
   it('registers, lists, reads, changes and deletes an endpoint; the secret is shown on registration only', async () => {
     const key = await api.createKey('webhooks-crud');
     const client = api.client(key);
-    const created = await client.POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/crud`, event_types: ['task.created'], description: 'board' } });
+    const created = await client.POST('/v1/webhook-endpoints', {
+      body: { url: `${receiver.origin}/crud`, event_types: ['task.created'], description: 'board' },
+    });
     expect(created.response.status).toBe(201);
     const endpoint = created.data!;
     expect(endpoint).toEqual({
@@ -93,46 +122,113 @@ describe('endpoints', () => {
       updated_at: endpoint.created_at,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
-    expect(created.response.headers.get('location')).toBe(`/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`);
+    expect(created.response.headers.get('location')).toBe(
+      `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
+    );
     expect(Buffer.from(endpoint.secret.slice(6), 'base64')).toHaveLength(32);
     const { secret: _secret, ...shown } = endpoint;
     const path = { params: { path: { webhook_endpoint_id: endpoint.webhook_endpoint_id } } };
-    expect((await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).data).toEqual(shown);
-    expect((await client.GET('/v1/webhook-endpoints')).data).toEqual({ data: [shown], next_cursor: null });
+    expect((await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).data).toEqual(
+      shown,
+    );
+    expect((await client.GET('/v1/webhook-endpoints')).data).toEqual({
+      data: [shown],
+      next_cursor: null,
+    });
 
-    const changed = await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', { ...path, body: { event_types: null, description: 'all', url: `${receiver.origin}/crud2` } });
+    const changed = await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', {
+      ...path,
+      body: { event_types: null, description: 'all', url: `${receiver.origin}/crud2` },
+    });
     expect(changed.response.status).toBe(200);
-    expect(changed.data).toMatchObject({ event_types: null, description: 'all', url: `${receiver.origin}/crud2`, enabled: true });
-    const disabled = await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key, headers: { 'Content-Type': 'application/merge-patch+json' }, body: '{"enabled": false}' });
+    expect(changed.data).toMatchObject({
+      event_types: null,
+      description: 'all',
+      url: `${receiver.origin}/crud2`,
+      enabled: true,
+    });
+    const disabled = await api.send(
+      'PATCH',
+      `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
+      {
+        key,
+        headers: { 'Content-Type': 'application/merge-patch+json' },
+        body: '{"enabled": false}',
+      },
+    );
     expect(disabled.json).toMatchObject({ enabled: false, disabled_reason: 'by_client' });
     // Disabled already: the reason stays the one it had.
-    expect((await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', { ...path, body: { enabled: false, description: 'off' } })).data).toMatchObject({ enabled: false, disabled_reason: 'by_client' });
-    expect((await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', { ...path, body: { enabled: true } })).data).toMatchObject({ enabled: true, disabled_reason: null });
+    expect(
+      (
+        await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', {
+          ...path,
+          body: { enabled: false, description: 'off' },
+        })
+      ).data,
+    ).toMatchObject({ enabled: false, disabled_reason: 'by_client' });
+    expect(
+      (
+        await client.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', {
+          ...path,
+          body: { enabled: true },
+        })
+      ).data,
+    ).toMatchObject({ enabled: true, disabled_reason: null });
 
-    const rotated = await client.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret', path);
+    const rotated = await client.POST(
+      '/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret',
+      path,
+    );
     expect(rotated.data).toEqual({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
-    expect((await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', path)).data).toEqual({ data: [], next_cursor: null });
+    expect(
+      (await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', path)).data,
+    ).toEqual({ data: [], next_cursor: null });
 
-    expect((await client.DELETE('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).response.status).toBe(204);
-    expect((await api.send('DELETE', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key })).status).toBe(404);
-    expect((await api.send('GET', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key })).status).toBe(404);
+    expect(
+      (await client.DELETE('/v1/webhook-endpoints/{webhook_endpoint_id}', path)).response.status,
+    ).toBe(204);
+    expect(
+      (await api.send('DELETE', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await api.send('GET', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key }))
+        .status,
+    ).toBe(404);
   });
 
   it('pages through endpoints and through the delivery log, newest first', async () => {
     const { key, endpoint } = await registered('/paged');
     const client = api.client(key);
-    for (let i = 0; i < 2; i++) await client.POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/paged-${i}` } });
+    for (let i = 0; i < 2; i++)
+      await client.POST('/v1/webhook-endpoints', {
+        body: { url: `${receiver.origin}/paged-${i}` },
+      });
     const first = await client.GET('/v1/webhook-endpoints', { params: { query: { limit: 2 } } });
-    const second = await client.GET('/v1/webhook-endpoints', { params: { query: { limit: 2, cursor: first.data!.next_cursor! } } });
-    expect([...first.data!.data, ...second.data!.data].map((e) => e.url)).toEqual([`${receiver.origin}/paged`, `${receiver.origin}/paged-0`, `${receiver.origin}/paged-1`]);
+    const second = await client.GET('/v1/webhook-endpoints', {
+      params: { query: { limit: 2, cursor: first.data!.next_cursor! } },
+    });
+    expect([...first.data!.data, ...second.data!.data].map((e) => e.url)).toEqual([
+      `${receiver.origin}/paged`,
+      `${receiver.origin}/paged-0`,
+      `${receiver.origin}/paged-1`,
+    ]);
     expect(second.data!.next_cursor).toBeNull();
 
     for (let i = 0; i < 3; i++) await createProject(key, `p${i}`);
     await receiver.waitFor(3, { path: '/paged' });
-    await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.length === 3 && l.every((d) => d.status === 'succeeded'));
+    await logUntil(
+      key,
+      endpoint.webhook_endpoint_id,
+      (l) => l.length === 3 && l.every((d) => d.status === 'succeeded'),
+    );
     const path = { webhook_endpoint_id: endpoint.webhook_endpoint_id };
-    const page1 = await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', { params: { path, query: { limit: 2 } } });
-    const page2 = await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', { params: { path, query: { limit: 2, cursor: page1.data!.next_cursor! } } });
+    const page1 = await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
+      params: { path, query: { limit: 2 } },
+    });
+    const page2 = await client.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
+      params: { path, query: { limit: 2, cursor: page1.data!.next_cursor! } },
+    });
     const log = [...page1.data!.data, ...page2.data!.data];
     expect(page2.data!.next_cursor).toBeNull();
     const events = await feed(key, 3);
@@ -152,23 +248,58 @@ describe('endpoints', () => {
       ['POST', '/deliveries', JSON.stringify({ event_id: endpoint.webhook_endpoint_id })],
     ] as const) {
       const response = await api.send(method, path + suffix, { key: other, headers: json, body });
-      expect([method, suffix, response.status, response.json.type]).toEqual([method, suffix, 404, '/problems/not-found']);
+      expect([method, suffix, response.status, response.json.type]).toEqual([
+        method,
+        suffix,
+        404,
+        '/problems/not-found',
+      ]);
     }
     expect((await api.send('GET', '/v1/webhook-endpoints', { key: other })).json.data).toEqual([]);
     const reader = await api.createKey('webhooks-other', ['read']);
-    expect((await api.send('POST', '/v1/webhook-endpoints', { key: reader, headers: json, body: JSON.stringify({ url: 'https://hooks.example.com/' }) })).status).toBe(403);
+    expect(
+      (
+        await api.send('POST', '/v1/webhook-endpoints', {
+          key: reader,
+          headers: json,
+          body: JSON.stringify({ url: 'https://hooks.example.com/' }),
+        })
+      ).status,
+    ).toBe(403);
     expect((await api.send('GET', '/v1/webhook-endpoints', { key: reader })).status).toBe(200);
   });
 
   it('refuses what is not an absolute http(s) URL, unknown fields and types, and an empty change', async () => {
     const key = await api.createKey('webhooks-invalid');
-    const post = (body: unknown) => api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify(body) });
-    for (const body of [{}, { url: 'ftp://example.com/x' }, { url: '/relative' }, { url: 'https://x.example/', event_types: [] }, { url: 'https://x.example/', event_types: ['task.moved'] }, { url: 'https://x.example/', event_types: ['task.created', 'task.created'] }, { url: 'https://x.example/', description: 'd'.repeat(501) }, { url: 'https://x.example/', secret: 'whsec_x' }]) {
+    const post = (body: unknown) =>
+      api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify(body) });
+    for (const body of [
+      {},
+      { url: 'ftp://example.com/x' },
+      { url: '/relative' },
+      { url: 'https://x.example/', event_types: [] },
+      { url: 'https://x.example/', event_types: ['task.moved'] },
+      { url: 'https://x.example/', event_types: ['task.created', 'task.created'] },
+      { url: 'https://x.example/', description: 'd'.repeat(501) },
+      { url: 'https://x.example/', secret: 'whsec_x' },
+    ]) {
       const response = await post(body);
-      expect([body, response.status, response.json.type]).toEqual([body, 400, '/problems/invalid-request']);
+      expect([body, response.status, response.json.type]).toEqual([
+        body,
+        400,
+        '/problems/invalid-request',
+      ]);
     }
     const { endpoint } = await registered('/invalid');
-    expect((await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key, headers: json, body: '{}' })).status).toBe(400);
+    expect(
+      (
+        await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, {
+          key,
+          headers: json,
+          body: '{}',
+        })
+      ).status,
+    ).toBe(400);
   });
 });
 
@@ -176,7 +307,11 @@ describe('delivery', () => {
   it('delivers each event as the feed shows it, signed so that standardwebhooks verifies it, once', async () => {
     const { key, endpoint } = await registered('/signed');
     const project = await createProject(key, 'Signed');
-    await api.send('PATCH', `/v1/projects/${project.project_id}`, { key, headers: json, body: '{"name": "Signed 2"}' });
+    await api.send('PATCH', `/v1/projects/${project.project_id}`, {
+      key,
+      headers: json,
+      body: '{"name": "Signed 2"}',
+    });
     const [first, second] = await receiver.waitFor(2, { path: '/signed' });
     const events = await feed(key, 2);
     expect(events.map((e) => e.type)).toEqual(['project.created', 'project.updated']);
@@ -188,15 +323,44 @@ describe('delivery', () => {
       expect(request.method).toBe('POST');
       expect(request.headers['content-type']).toBe('application/json');
       expect(request.headers['webhook-id']).toBe(event.event_id);
-      expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
+      expect(
+        Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000),
+      ).toBeLessThan(10);
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
       expect(verifier.verify(request.body, headersOf(request))).toEqual(event);
       expect(request.body).toBe(JSON.stringify(event));
     }
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(first.body, headersOf(first))).toThrow();
-    const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.every((d) => d.status === 'succeeded'));
-    expect(log.map(({ event_id, event_type, attempt, status, response_status, error, next_attempt_at }) => ({ event_id, event_type, attempt, status, response_status, error, next_attempt_at }))).toEqual(
-      [events[1], events[0]].map((e) => ({ event_id: e.event_id, event_type: e.type, attempt: 1, status: 'succeeded', response_status: 204, error: null, next_attempt_at: null })),
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+        first.body,
+        headersOf(first),
+      ),
+    ).toThrow();
+    const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) =>
+      l.every((d) => d.status === 'succeeded'),
+    );
+    expect(
+      log.map(
+        ({ event_id, event_type, attempt, status, response_status, error, next_attempt_at }) => ({
+          event_id,
+          event_type,
+          attempt,
+          status,
+          response_status,
+          error,
+          next_attempt_at,
+        }),
+      ),
+    ).toEqual(
+      [events[1], events[0]].map((e) => ({
+        event_id: e.event_id,
+        event_type: e.type,
+        attempt: 1,
+        status: 'succeeded',
+        response_status: 204,
+        error: null,
+        next_attempt_at: null,
+      })),
     );
     for (const attempt of log) expect(attempt.duration_ms).toEqual(expect.any(Number));
     await sleep(500);
@@ -206,23 +370,52 @@ describe('delivery', () => {
   it('sends only the types an endpoint selects, and every type to one that selects none', async () => {
     const key = await api.createKey('webhooks-types');
     const post = (url: string, types?: string[]) =>
-      api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url: receiver.origin + url, ...(types && { event_types: types }) }) });
+      api.send('POST', '/v1/webhook-endpoints', {
+        key,
+        headers: json,
+        body: JSON.stringify({ url: receiver.origin + url, ...(types && { event_types: types }) }),
+      });
     await post('/types-tasks', ['task.created', 'task.deleted']);
     await post('/types-all');
     const project = await createProject(key);
-    const task = (await api.send('POST', '/v1/tasks', { key, headers: json, body: JSON.stringify({ project_id: project.project_id, title: 't' }) })).json;
-    await api.send('PATCH', `/v1/tasks/${task.task_id}`, { key, headers: json, body: '{"status": "done"}' });
+    const task = (
+      await api.send('POST', '/v1/tasks', {
+        key,
+        headers: json,
+        body: JSON.stringify({ project_id: project.project_id, title: 't' }),
+      })
+    ).json;
+    await api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: json,
+      body: '{"status": "done"}',
+    });
     await api.send('DELETE', `/v1/tasks/${task.task_id}`, { key });
     const all = await receiver.waitFor(4, { path: '/types-all' });
     await receiver.waitFor(2, { path: '/types-tasks' });
     const typeOf = (r: ReceivedRequest) => JSON.parse(r.body).type;
-    expect(all.map(typeOf).sort()).toEqual(['project.created', 'task.created', 'task.deleted', 'task.updated']);
+    expect(all.map(typeOf).sort()).toEqual([
+      'project.created',
+      'task.created',
+      'task.deleted',
+      'task.updated',
+    ]);
     await sleep(300);
-    expect(receiver.received.filter((r) => r.path === '/types-tasks').map(typeOf).sort()).toEqual(['task.created', 'task.deleted']);
+    expect(
+      receiver.received
+        .filter((r) => r.path === '/types-tasks')
+        .map(typeOf)
+        .sort(),
+    ).toEqual(['task.created', 'task.deleted']);
   });
 
   it('retries a failed attempt on the schedule with the same webhook-id, and logs every attempt, newest first', async () => {
-    receiver.respond((request) => (request.path === '/retried' && receiver.received.filter((r) => r.path === '/retried').length < 3 ? { status: 500 } : { status: 204 }));
+    receiver.respond((request) =>
+      request.path === '/retried' &&
+      receiver.received.filter((r) => r.path === '/retried').length < 3
+        ? { status: 500 }
+        : { status: 204 },
+    );
     try {
       const { key, endpoint } = await registered('/retried');
       await createProject(key);
@@ -235,8 +428,14 @@ describe('delivery', () => {
         expect(waited).toBeGreaterThanOrEqual(wait * 0.8 - 20);
         expect(waited).toBeLessThan(wait * 1.2 + 600);
       }
-      const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) => l[0]?.status === 'succeeded');
-      expect(log.map(({ attempt, status, response_status }) => ({ attempt, status, response_status }))).toEqual([
+      const log = await logUntil(
+        key,
+        endpoint.webhook_endpoint_id,
+        (l) => l[0]?.status === 'succeeded',
+      );
+      expect(
+        log.map(({ attempt, status, response_status }) => ({ attempt, status, response_status })),
+      ).toEqual([
         { attempt: 3, status: 'succeeded', response_status: 204 },
         { attempt: 2, status: 'failed', response_status: 500 },
         { attempt: 1, status: 'failed', response_status: 500 },
@@ -250,15 +449,30 @@ describe('delivery', () => {
   });
 
   it('gives up once the schedule is spent, and never retries sooner than Retry-After', async () => {
-    receiver.respond((request) => (request.path === '/retry-after' ? { status: 503, headers: { 'Retry-After': '1' } } : { status: 204 }));
+    receiver.respond((request) =>
+      request.path === '/retry-after'
+        ? { status: 503, headers: { 'Retry-After': '1' } }
+        : { status: 204 },
+    );
     try {
       const { key, endpoint } = await registered('/retry-after');
       await createProject(key);
       const attempts = await receiver.waitFor(3, { path: '/retry-after', timeoutMs: 6000 });
       expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(990);
       expect(attempts[2].at - attempts[1].at).toBeGreaterThanOrEqual(990);
-      const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.length === 3 && l[0].status === 'failed');
-      expect(log.map(({ attempt, status, response_status, next_attempt_at }) => ({ attempt, status, response_status, last: next_attempt_at === null }))).toEqual([
+      const log = await logUntil(
+        key,
+        endpoint.webhook_endpoint_id,
+        (l) => l.length === 3 && l[0].status === 'failed',
+      );
+      expect(
+        log.map(({ attempt, status, response_status, next_attempt_at }) => ({
+          attempt,
+          status,
+          response_status,
+          last: next_attempt_at === null,
+        })),
+      ).toEqual([
         { attempt: 3, status: 'failed', response_status: 503, last: true },
         { attempt: 2, status: 'failed', response_status: 503, last: false },
         { attempt: 1, status: 'failed', response_status: 503, last: false },
@@ -278,19 +492,31 @@ describe('delivery', () => {
       await createProject(key, 'first');
       await receiver.waitFor(1, { path: '/gone' });
       const deadline = Date.now() + 5000;
-      while ((await api.send('GET', path, { key })).json.enabled && Date.now() < deadline) await sleep(50);
-      expect((await api.send('GET', path, { key })).json).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+      while ((await api.send('GET', path, { key })).json.enabled && Date.now() < deadline)
+        await sleep(50);
+      expect((await api.send('GET', path, { key })).json).toMatchObject({
+        enabled: false,
+        disabled_reason: 'gone',
+      });
       await createProject(key, 'while disabled');
       await sleep(1500);
       expect(receiver.received.filter((r) => r.path === '/gone')).toHaveLength(1);
-      expect((await deliveryLog(key, endpoint.webhook_endpoint_id)).map((d) => [d.attempt, d.status, d.response_status])).toEqual([
+      expect(
+        (await deliveryLog(key, endpoint.webhook_endpoint_id)).map((d) => [
+          d.attempt,
+          d.status,
+          d.response_status,
+        ]),
+      ).toEqual([
         [2, 'pending', null],
         [1, 'failed', 410],
       ]);
     } finally {
       receiver.respond(() => ({ status: 204 }));
     }
-    expect((await api.send('PATCH', path, { key, headers: json, body: '{"enabled": true}' })).json).toMatchObject({ enabled: true, disabled_reason: null });
+    expect(
+      (await api.send('PATCH', path, { key, headers: json, body: '{"enabled": true}' })).json,
+    ).toMatchObject({ enabled: true, disabled_reason: null });
     const [, again] = await receiver.waitFor(2, { path: '/gone' });
     expect(JSON.parse(again.body).data.object.name).toBe('first');
   });
@@ -299,7 +525,12 @@ describe('delivery', () => {
     receiver.respond((request) => (request.path === '/hangs' ? 'hang' : { status: 204 }));
     try {
       const key = await api.createKey('webhooks-hang');
-      const post = (url: string) => api.send('POST', '/v1/webhook-endpoints', { key, headers: json, body: JSON.stringify({ url: receiver.origin + url }) });
+      const post = (url: string) =>
+        api.send('POST', '/v1/webhook-endpoints', {
+          key,
+          headers: json,
+          body: JSON.stringify({ url: receiver.origin + url }),
+        });
       const hangs = (await post('/hangs')).json;
       await post('/prompt');
       const started = performance.now();
@@ -309,7 +540,12 @@ describe('delivery', () => {
       expect(prompt[14].at - started).toBeLessThan(1000);
       // At most 10 at once to the hanging endpoint.
       expect(receiver.received.filter((r) => r.path === '/hangs').length).toBeLessThanOrEqual(10);
-      const log = await logUntil(key, hangs.webhook_endpoint_id, (l) => l.filter((d) => d.status === 'failed').length >= 10, 5000);
+      const log = await logUntil(
+        key,
+        hangs.webhook_endpoint_id,
+        (l) => l.filter((d) => d.status === 'failed').length >= 10,
+        5000,
+      );
       const failed = log.filter((d) => d.status === 'failed');
       expect(failed.length).toBeGreaterThanOrEqual(10);
       for (const attempt of failed) {
@@ -325,15 +561,29 @@ describe('delivery', () => {
   });
 
   it('does not follow a redirect', async () => {
-    receiver.respond((request) => (request.path === '/moved' ? { status: 302, headers: { Location: `${receiver.origin}/moved-to` } } : { status: 204 }));
+    receiver.respond((request) =>
+      request.path === '/moved'
+        ? { status: 302, headers: { Location: `${receiver.origin}/moved-to` } }
+        : { status: 204 },
+    );
     try {
       const { key, endpoint } = await registered('/moved');
       await createProject(key);
-      const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.some((d) => d.status === 'failed'));
-      expect(log.find((d) => d.status === 'failed')).toMatchObject({ attempt: 1, response_status: 302, error: 'redirect not followed' });
+      const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) =>
+        l.some((d) => d.status === 'failed'),
+      );
+      expect(log.find((d) => d.status === 'failed')).toMatchObject({
+        attempt: 1,
+        response_status: 302,
+        error: 'redirect not followed',
+      });
       await sleep(200);
       expect(receiver.received.filter((r) => r.path === '/moved-to')).toEqual([]);
-      await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key, headers: json, body: '{"enabled": false}' });
+      await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, {
+        key,
+        headers: json,
+        body: '{"enabled": false}',
+      });
     } finally {
       receiver.respond(() => ({ status: 204 }));
     }
@@ -341,24 +591,43 @@ describe('delivery', () => {
 
   it('signs with the old and the new secret for 24 hours after a rotation', async () => {
     const { key, endpoint } = await registered('/rotated');
-    const rotated = await api.send('POST', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/rotate-secret`, { key });
+    const rotated = await api.send(
+      'POST',
+      `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/rotate-secret`,
+      { key },
+    );
     expect(rotated.status).toBe(200);
     expect(rotated.json).toEqual({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
     expect(rotated.json.secret).not.toBe(endpoint.secret);
     await createProject(key);
     const [request] = await receiver.waitFor(1, { path: '/rotated' });
-    expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/);
+    expect(request.headers['webhook-signature']).toMatch(
+      /^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/,
+    );
     const [event] = await feed(key);
-    expect(new Webhook(rotated.json.secret).verify(request.body, headersOf(request))).toEqual(event);
+    expect(new Webhook(rotated.json.secret).verify(request.body, headersOf(request))).toEqual(
+      event,
+    );
     expect(new Webhook(endpoint.secret).verify(request.body, headersOf(request))).toEqual(event);
 
     // A second rotation ends the first secret at once; past the 24 hours, only the newest signs.
-    const third = (await api.send('POST', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/rotate-secret`, { key })).json.secret;
+    const third = (
+      await api.send(
+        'POST',
+        `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/rotate-secret`,
+        { key },
+      )
+    ).json.secret;
     await createProject(key);
     const [, second] = await receiver.waitFor(2, { path: '/rotated' });
     expect(() => new Webhook(endpoint.secret).verify(second.body, headersOf(second))).toThrow();
-    expect(() => new Webhook(rotated.json.secret).verify(second.body, headersOf(second))).not.toThrow();
-    await api.service.knex('webhook_endpoints').where('webhook_endpoint_id', endpoint.webhook_endpoint_id).update({ previous_secret_until: toDbTimestamp(new Date(Date.now() - 1000).toISOString()) });
+    expect(() =>
+      new Webhook(rotated.json.secret).verify(second.body, headersOf(second)),
+    ).not.toThrow();
+    await api.service
+      .knex('webhook_endpoints')
+      .where('webhook_endpoint_id', endpoint.webhook_endpoint_id)
+      .update({ previous_secret_until: toDbTimestamp(new Date(Date.now() - 1000).toISOString()) });
     await createProject(key);
     const [, , last] = await receiver.waitFor(3, { path: '/rotated' });
     expect(last.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
@@ -372,10 +641,12 @@ describe('delivery', () => {
     await sleep(400);
     expect(receiver.received.filter((r) => r.path === '/again')).toEqual([]);
     const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/deliveries`;
-    const planned = await api.client(key).POST('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
-      params: { path: { webhook_endpoint_id: endpoint.webhook_endpoint_id } },
-      body: { event_id: event.event_id },
-    });
+    const planned = await api
+      .client(key)
+      .POST('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
+        params: { path: { webhook_endpoint_id: endpoint.webhook_endpoint_id } },
+        body: { event_id: event.event_id },
+      });
     expect(planned.response.status).toBe(202);
     expect(planned.data).toEqual({
       delivery_id: expect.any(String),
@@ -393,16 +664,30 @@ describe('delivery', () => {
     expect(request.headers['webhook-id']).toBe(event.event_id);
     expect(new Webhook(endpoint.secret).verify(request.body, headersOf(request))).toEqual(event);
 
-    const unknown = await api.send('POST', path, { key, headers: json, body: JSON.stringify({ event_id: endpoint.webhook_endpoint_id }) });
+    const unknown = await api.send('POST', path, {
+      key,
+      headers: json,
+      body: JSON.stringify({ event_id: endpoint.webhook_endpoint_id }),
+    });
     expect([unknown.status, unknown.json.type]).toEqual([422, '/problems/unknown-event']);
     const other = await api.createKey('webhooks-other-events');
     await createProject(other);
     const [theirs] = await feed(other);
-    expect((await api.send('POST', path, { key, headers: json, body: JSON.stringify({ event_id: theirs.event_id }) })).status).toBe(422);
+    expect(
+      (
+        await api.send('POST', path, {
+          key,
+          headers: json,
+          body: JSON.stringify({ event_id: theirs.event_id }),
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('stops pending deliveries of an endpoint disabled or deleted', async () => {
-    receiver.respond((request) => (request.path === '/stopped' ? { status: 500 } : { status: 204 }));
+    receiver.respond((request) =>
+      request.path === '/stopped' ? { status: 500 } : { status: 204 },
+    );
     try {
       const { key, endpoint } = await registered('/stopped');
       const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`;
@@ -412,22 +697,36 @@ describe('delivery', () => {
       const count = receiver.received.filter((r) => r.path === '/stopped').length;
       await sleep(1500);
       expect(receiver.received.filter((r) => r.path === '/stopped').length).toBe(count);
-      expect((await deliveryLog(key, endpoint.webhook_endpoint_id))[0]).toMatchObject({ status: 'pending' });
+      expect((await deliveryLog(key, endpoint.webhook_endpoint_id))[0]).toMatchObject({
+        status: 'pending',
+      });
       expect((await api.send('DELETE', path, { key })).status).toBe(204);
-      expect(await api.service.knex('webhook_deliveries').where('webhook_endpoint_id', endpoint.webhook_endpoint_id)).toEqual([]);
+      expect(
+        await api.service
+          .knex('webhook_deliveries')
+          .where('webhook_endpoint_id', endpoint.webhook_endpoint_id),
+      ).toEqual([]);
     } finally {
       receiver.respond(() => ({ status: 204 }));
     }
   });
 
   it('sends nothing more than what is in flight once an endpoint is disabled, though more were claimed', async () => {
-    receiver.respond((request) => (request.path === '/slow-disabled' ? new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 700)) : { status: 204 }));
+    receiver.respond((request) =>
+      request.path === '/slow-disabled'
+        ? new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 700))
+        : { status: 204 },
+    );
     try {
       const { key, endpoint } = await registered('/slow-disabled');
       // At once, so that they are claimed together: 10 in flight, 20 claimed ahead.
       await Promise.all(Array.from({ length: 30 }, (_, i) => createProject(key, `p${i}`)));
       await receiver.waitFor(1, { path: '/slow-disabled' });
-      const disabled = await api.send('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { key, headers: json, body: '{"enabled": false}' });
+      const disabled = await api.send(
+        'PATCH',
+        `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
+        { key, headers: json, body: '{"enabled": false}' },
+      );
       expect(disabled.status).toBe(200);
       const disabledAt = performance.now();
       await sleep(1600);
@@ -437,9 +736,15 @@ describe('delivery', () => {
       expect(received.filter((r) => r.at > disabledAt + 400)).toEqual([]);
       expect(received.length).toBeLessThan(30);
       // What was claimed ahead is given back, pending, for when the endpoint is enabled again.
-      const log = await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.filter((d) => d.status === 'succeeded').length === received.length);
+      const log = await logUntil(
+        key,
+        endpoint.webhook_endpoint_id,
+        (l) => l.filter((d) => d.status === 'succeeded').length === received.length,
+      );
       expect(log.filter((d) => d.status === 'succeeded')).toHaveLength(received.length);
-      expect(log.filter((d) => d.status !== 'succeeded').map((d) => d.status)).toEqual(log.filter((d) => d.status !== 'succeeded').map(() => 'pending'));
+      expect(log.filter((d) => d.status !== 'succeeded').map((d) => d.status)).toEqual(
+        log.filter((d) => d.status !== 'succeeded').map(() => 'pending'),
+      );
       expect(log.some((d) => d.status === 'pending')).toBe(true);
     } finally {
       receiver.respond(() => ({ status: 204 }));
@@ -447,25 +752,40 @@ describe('delivery', () => {
   });
 
   it('disables an endpoint whose every attempt has failed for 5 days', async () => {
-    receiver.respond((request) => (request.path === '/failing' ? { status: 500 } : { status: 204 }));
+    receiver.respond((request) =>
+      request.path === '/failing' ? { status: 500 } : { status: 204 },
+    );
     try {
       const { key, endpoint } = await registered('/failing');
       const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`;
       await createProject(key);
       await receiver.waitFor(1, { path: '/failing' });
-      await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.some((d) => d.status === 'failed'));
-      const row = () => api.service.knex('webhook_endpoints').where('webhook_endpoint_id', endpoint.webhook_endpoint_id);
+      await logUntil(key, endpoint.webhook_endpoint_id, (l) =>
+        l.some((d) => d.status === 'failed'),
+      );
+      const row = () =>
+        api.service
+          .knex('webhook_endpoints')
+          .where('webhook_endpoint_id', endpoint.webhook_endpoint_id);
       expect((await row().first()).failing_since).not.toBeNull();
       // Failing for a little under 5 days: still enabled after another failure.
-      await row().update({ failing_since: toDbTimestamp(new Date(Date.now() - 5 * 86_400_000 + 60_000).toISOString()) });
+      await row().update({
+        failing_since: toDbTimestamp(new Date(Date.now() - 5 * 86_400_000 + 60_000).toISOString()),
+      });
       await receiver.waitFor(2, { path: '/failing' });
       await sleep(200);
       expect((await api.send('GET', path, { key })).json.enabled).toBe(true);
-      await row().update({ failing_since: toDbTimestamp(new Date(Date.now() - 5 * 86_400_000 - 1000).toISOString()) });
+      await row().update({
+        failing_since: toDbTimestamp(new Date(Date.now() - 5 * 86_400_000 - 1000).toISOString()),
+      });
       await receiver.waitFor(3, { path: '/failing' });
       const deadline = Date.now() + 3000;
-      while ((await api.send('GET', path, { key })).json.enabled && Date.now() < deadline) await sleep(50);
-      expect((await api.send('GET', path, { key })).json).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+      while ((await api.send('GET', path, { key })).json.enabled && Date.now() < deadline)
+        await sleep(50);
+      expect((await api.send('GET', path, { key })).json).toMatchObject({
+        enabled: false,
+        disabled_reason: 'failing',
+      });
       // A success ends a run of failures.
       receiver.respond(() => ({ status: 204 }));
       await api.send('PATCH', path, { key, headers: json, body: '{"enabled": true}' });
@@ -481,24 +801,47 @@ describe('delivery', () => {
       await createProject(key, `k${i}`);
       await receiver.waitFor(i + 1, { path: '/kept-alive' });
     }
-    const ports = new Set(receiver.received.filter((r) => r.path === '/kept-alive').map((r) => r.remotePort));
+    const ports = new Set(
+      receiver.received.filter((r) => r.path === '/kept-alive').map((r) => r.remotePort),
+    );
     expect(ports.size).toBe(1);
   });
 });
 
 describe('retention', () => {
   it("removes delivery attempts older than the events' retention in the background", async () => {
-    const kept = await startTestService({ config: { cleanupIntervalSeconds: 0.2, eventRetentionDays: 1, webhookAllowPrivateTargets: true } });
+    const kept = await startTestService({
+      config: {
+        cleanupIntervalSeconds: 0.2,
+        eventRetentionDays: 1,
+        webhookAllowPrivateTargets: true,
+      },
+    });
     try {
       const key = await kept.createKey('retained');
-      const endpoint = (await kept.client(key).POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/retained` } })).data!;
-      for (const name of ['old', 'new']) await kept.client(key).POST('/v1/projects', { body: { name } });
+      const endpoint = (
+        await kept
+          .client(key)
+          .POST('/v1/webhook-endpoints', { body: { url: `${receiver.origin}/retained` } })
+      ).data!;
+      for (const name of ['old', 'new'])
+        await kept.client(key).POST('/v1/projects', { body: { name } });
       await receiver.waitFor(2, { path: '/retained' });
-      const log = () => kept.service.knex('webhook_deliveries').where('webhook_endpoint_id', endpoint.webhook_endpoint_id).orderBy('created_at');
+      const log = () =>
+        kept.service
+          .knex('webhook_deliveries')
+          .where('webhook_endpoint_id', endpoint.webhook_endpoint_id)
+          .orderBy('created_at');
       const deadline = Date.now() + 5000;
-      while ((await log()).some((d) => d.status !== 'succeeded') && Date.now() < deadline) await sleep(50);
+      while ((await log()).some((d) => d.status !== 'succeeded') && Date.now() < deadline)
+        await sleep(50);
       const [old] = await log();
-      await kept.service.knex('webhook_deliveries').where('delivery_id', old.delivery_id).update({ created_at: toDbTimestamp(new Date(Date.now() - 86_400_000 - 1000).toISOString()) });
+      await kept.service
+        .knex('webhook_deliveries')
+        .where('delivery_id', old.delivery_id)
+        .update({
+          created_at: toDbTimestamp(new Date(Date.now() - 86_400_000 - 1000).toISOString()),
+        });
       while ((await log()).length > 1 && Date.now() < deadline) await sleep(50);
       expect((await log()).map((d) => d.event_id)).not.toContain(old.event_id);
       expect(await log()).toHaveLength(1);

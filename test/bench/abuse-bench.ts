@@ -30,7 +30,8 @@ const serviceEnv = {
   LONG_POLLS_PER_TENANT: String(fences.perTenant),
 };
 const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** 50 connections each pipeline 10 requests for a page of 200 tasks of 10,000 characters, and read nothing. */
 async function slowReaders(service: ServerProcess, fixture: Fixture): Promise<void> {
@@ -57,8 +58,12 @@ async function slowReaders(service: ServerProcess, fixture: Fixture): Promise<vo
   health.sort((a, b) => a - b);
   const rss = service.peakRssMb();
   const worst = health[health.length - 1];
-  console.log(`\n## 50 clients reading none of their largest pages (10 pipelined pages of 200 tasks × 10,000 characters each), 15 s\n`);
-  console.log(`- service peak RSS ${fmt(rss)} MB (< 250: ${mark(rss < 250)}); /healthz p50 ${fmt(percentile(health, 50), 1)} ms, p99 ${fmt(percentile(health, 99), 1)} ms, worst ${fmt(worst, 1)} ms (< 100: ${mark(worst < 100)})`);
+  console.log(
+    `\n## 50 clients reading none of their largest pages (10 pipelined pages of 200 tasks × 10,000 characters each), 15 s\n`,
+  );
+  console.log(
+    `- service peak RSS ${fmt(rss)} MB (< 250: ${mark(rss < 250)}); /healthz p50 ${fmt(percentile(health, 50), 1)} ms, p99 ${fmt(percentile(health, 99), 1)} ms, worst ${fmt(worst, 1)} ms (< 100: ${mark(worst < 100)})`,
+  );
 }
 
 interface Refused {
@@ -70,10 +75,19 @@ interface Refused {
 }
 
 /** CPU per request for a body, over `count` requests sent one after another. */
-async function cpuPerRequest(service: ServerProcess, key: string, { path, contentType, body, status }: Refused, count: number): Promise<number> {
+async function cpuPerRequest(
+  service: ServerProcess,
+  key: string,
+  { path, contentType, body, status }: Refused,
+  count: number,
+): Promise<number> {
   const before = service.cpuSeconds();
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': contentType }, body });
+    const response = await fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': contentType },
+      body,
+    });
     if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}`);
     await response.arrayBuffer();
   }
@@ -82,25 +96,64 @@ async function cpuPerRequest(service: ServerProcess, key: string, { path, conten
 
 /** Bodies of up to 64 KiB that are refused, each to be set against a small invalid body. */
 function refusedBodies(): Refused[] {
-  const fields = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, 1]));
+  const fields = (count: number) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, 1]));
   const json = 'application/json';
-  const project = (label: string, body: string | Buffer, contentType = json, status = 400) => ({ label, path: '/v1/projects', contentType, body, status });
+  const project = (label: string, body: string | Buffer, contentType = json, status = 400) => ({
+    label,
+    path: '/v1/projects',
+    contentType,
+    body,
+    status,
+  });
   const deep = 32_000;
   return [
     project('6,300 unknown fields', JSON.stringify(fields(6300))),
-    project('6,300 fields nested in one unknown field', JSON.stringify({ name: 'x', extra: fields(6300) })),
+    project(
+      '6,300 fields nested in one unknown field',
+      JSON.stringify({ name: 'x', extra: fields(6300) }),
+    ),
     project('6,300 fields nested in the name', JSON.stringify({ name: fields(6300) })),
-    project('10,000 numbers in an unknown field', JSON.stringify({ name: 'x', extra: Array.from({ length: 10_000 }, (_, i) => i) })),
-    project(`an array ${fmt(deep)} deep in the name`, `{"name":${'['.repeat(deep)}${']'.repeat(deep)}}`),
-    project('3,000 nested fields in charset=utf-16le', Buffer.from(JSON.stringify({ name: 'x', extra: fields(3000) }), 'utf16le'), `${json}; charset=utf-16le`, 415),
-    { label: '4,000 event types in a webhook endpoint', path: '/v1/webhook-endpoints', contentType: json, body: JSON.stringify({ url: 'https://example.com/h', event_types: Array.from({ length: 4000 }, () => 'task.created') }), status: 400 },
+    project(
+      '10,000 numbers in an unknown field',
+      JSON.stringify({ name: 'x', extra: Array.from({ length: 10_000 }, (_, i) => i) }),
+    ),
+    project(
+      `an array ${fmt(deep)} deep in the name`,
+      `{"name":${'['.repeat(deep)}${']'.repeat(deep)}}`,
+    ),
+    project(
+      '3,000 nested fields in charset=utf-16le',
+      Buffer.from(JSON.stringify({ name: 'x', extra: fields(3000) }), 'utf16le'),
+      `${json}; charset=utf-16le`,
+      415,
+    ),
+    {
+      label: '4,000 event types in a webhook endpoint',
+      path: '/v1/webhook-endpoints',
+      contentType: json,
+      body: JSON.stringify({
+        url: 'https://example.com/h',
+        event_types: Array.from({ length: 4000 }, () => 'task.created'),
+      }),
+      status: 400,
+    },
   ];
 }
 
 async function validationCost(service: ServerProcess, fixture: Fixture): Promise<void> {
-  const small: Refused = { label: 'small', path: '/v1/projects', contentType: 'application/json', body: JSON.stringify({ name: '', colour: 'red' }), status: 400 };
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  console.log(`\n## Refused bodies of up to 64 KiB against a small invalid body (CPU per request, median of 4 alternating rounds of 300)\n`);
+  const small: Refused = {
+    label: 'small',
+    path: '/v1/projects',
+    contentType: 'application/json',
+    body: JSON.stringify({ name: '', colour: 'red' }),
+    status: 400,
+  };
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  console.log(
+    `\n## Refused bodies of up to 64 KiB against a small invalid body (CPU per request, median of 4 alternating rounds of 300)\n`,
+  );
   for (const refused of refusedBodies()) {
     const rounds = { refused: [] as number[], small: [] as number[] };
     for (let round = 0; round < 4; round++) {
@@ -109,7 +162,9 @@ async function validationCost(service: ServerProcess, fixture: Fixture): Promise
     }
     const [refusedUs, smallUs] = [median(rounds.refused), median(rounds.small)];
     const ratio = refusedUs / smallUs;
-    console.log(`- ${refused.label} (${fmt(refused.body.length / 1024)} KB, ${refused.status}): ${fmt(refusedUs)} µs against ${fmt(smallUs)} µs: ${fmt(ratio, 1)}× (≤ 3: ${mark(ratio <= 3)})`);
+    console.log(
+      `- ${refused.label} (${fmt(refused.body.length / 1024)} KB, ${refused.status}): ${fmt(refusedUs)} µs against ${fmt(smallUs)} µs: ${fmt(ratio, 1)}× (≤ 3: ${mark(ratio <= 3)})`,
+    );
   }
 }
 
@@ -118,14 +173,23 @@ async function main(): Promise<void> {
   try {
     const fixture = await withKnex(database.config, async (knex) => {
       const seeded = await seedFixture(knex, 200);
-      await knex('tasks').whereIn('task_id', seeded.taskIds).update({ description: 'x'.repeat(10_000) });
+      await knex('tasks')
+        .whereIn('task_id', seeded.taskIds)
+        .update({ description: 'x'.repeat(10_000) });
       return seeded;
     });
-    const service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: (database.config as { url: string }).url });
+    const service = await startServerProcess(serviceArguments(), {
+      ...serviceEnv,
+      DATABASE_URL: (database.config as { url: string }).url,
+    });
     try {
       await validationCost(service, fixture);
       await slowReaders(service, fixture);
-      await idleSocketsFromOneAddress(service, fixture.key, { seconds: envNumber('BENCH_IDLE_SECONDS', 15), sockets: envNumber('BENCH_IDLE_SOCKETS', 1000), perAddress: fences.perAddress });
+      await idleSocketsFromOneAddress(service, fixture.key, {
+        seconds: envNumber('BENCH_IDLE_SECONDS', 15),
+        sockets: envNumber('BENCH_IDLE_SOCKETS', 1000),
+        perAddress: fences.perAddress,
+      });
       await withKnex(database.config, (knex) =>
         longPollsWithWrites(service, knex, {
           seconds: envNumber('BENCH_POLL_SECONDS', 10),

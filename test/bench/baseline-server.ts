@@ -9,7 +9,12 @@
  */
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import mysql, { type Pool, type PoolConnection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import mysql, {
+  type Pool,
+  type PoolConnection,
+  type ResultSetHeader,
+  type RowDataPacket,
+} from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
 
 export const statements = {
@@ -36,9 +41,16 @@ const packet = (...sql: string[]) => sql.join(';\n');
 
 /** What each benchmarked operation sends, one packet after another, on its usual path. */
 export const statementsByOperation = {
-  createTask: [statements.findKey, packet(statements.begin, statements.insertTask, statements.insertEvent, statements.commit)],
+  createTask: [
+    statements.findKey,
+    packet(statements.begin, statements.insertTask, statements.insertEvent, statements.commit),
+  ],
   getTask: [statements.findKey, statements.findTask],
-  updateTask: [statements.findKey, packet(statements.begin, statements.lockTask), packet(statements.updateTaskStatus, statements.insertEvent, statements.commit)],
+  updateTask: [
+    statements.findKey,
+    packet(statements.begin, statements.lockTask),
+    packet(statements.updateTaskStatus, statements.insertEvent, statements.commit),
+  ],
   listProjectTasks: [statements.findKey, statements.listTasks],
 };
 
@@ -66,7 +78,12 @@ const toTask = (row: TaskRow) => ({
 });
 
 /** The bindings of a change's event, written in the change's transaction as the service writes it. */
-function eventValues(tenantId: string, type: string, task: ReturnType<typeof toTask>, previous?: object) {
+function eventValues(
+  tenantId: string,
+  type: string,
+  task: ReturnType<typeof toTask>,
+  previous?: object,
+) {
   const data = JSON.stringify({ object: task, previous });
   return [nowForDb(), data, uuidv7(), task.project_id, uuidv7(), 0, tenantId, type];
 }
@@ -78,7 +95,10 @@ class NotFound extends Error {}
  * A change in one transaction on one connection, whose packets `work` sends (BEGIN with its first
  * statement, COMMIT with its last); rolled back if it throws. Undefined when there was nothing to change.
  */
-async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T | undefined> {
+async function inTransaction<T>(
+  pool: Pool,
+  work: (connection: PoolConnection) => Promise<T>,
+): Promise<T | undefined> {
   const connection = await pool.getConnection();
   try {
     return await work(connection);
@@ -106,12 +126,19 @@ function main(): void {
   });
   pool.pool.on('connection', (connection) => connection.query("SET time_zone = '+00:00'"));
 
-  const send = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+  const send = (
+    res: http.ServerResponse,
+    status: number,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     if (body === undefined) {
       res.writeHead(status, headers).end();
       return;
     }
-    res.writeHead(status, { ...headers, 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    res
+      .writeHead(status, { ...headers, 'Content-Type': 'application/json' })
+      .end(JSON.stringify(body));
   };
   const readBody = async (req: http.IncomingMessage) => {
     const chunks: Buffer[] = [];
@@ -133,23 +160,45 @@ function main(): void {
     if (req.method === 'POST' && pathname === '/v1/tasks') {
       const body = await readBody(req);
       const now = nowForDb();
-      const row = { task_id: uuidv7(), project_id: body.project_id, title: body.title, description: body.description ?? null, status: 'pending', created_at: now, updated_at: now, version: 1 };
+      const row = {
+        task_id: uuidv7(),
+        project_id: body.project_id,
+        title: body.title,
+        description: body.description ?? null,
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
       const { task_id, project_id, ...rest } = row;
       const inserted = await inTransaction(pool, async (connection) => {
         // The project's id is NULL unless it is the tenant's: the insert fails, and the packet stops there.
-        await connection.query(packet(statements.begin, statements.insertTask, statements.insertEvent, statements.commit), [
-          task_id,
-          project_id,
-          tenantId,
-          ...Object.values(rest),
-          ...eventValues(tenantId, 'task.created', toTask(row as TaskRow)),
-        ]).catch((error: { code?: string }) => {
-          throw error.code === 'ER_BAD_NULL_ERROR' ? new NotFound() : error;
-        });
+        await connection
+          .query(
+            packet(
+              statements.begin,
+              statements.insertTask,
+              statements.insertEvent,
+              statements.commit,
+            ),
+            [
+              task_id,
+              project_id,
+              tenantId,
+              ...Object.values(rest),
+              ...eventValues(tenantId, 'task.created', toTask(row as TaskRow)),
+            ],
+          )
+          .catch((error: { code?: string }) => {
+            throw error.code === 'ER_BAD_NULL_ERROR' ? new NotFound() : error;
+          });
         return true;
       });
       if (inserted === undefined) return send(res, 404);
-      return send(res, 201, toTask(row as TaskRow), { Location: `/v1/tasks/${row.task_id}`, ETag: '"1"' });
+      return send(res, 201, toTask(row as TaskRow), {
+        Location: `/v1/tasks/${row.task_id}`,
+        ETag: '"1"',
+      });
     }
     if (req.method === 'GET' && taskPath) {
       const [rows] = await pool.query<TaskRow[]>(statements.findTask, [taskPath[1], tenantId, 1]);
@@ -159,22 +208,38 @@ function main(): void {
     if (req.method === 'PATCH' && taskPath) {
       const { status } = await readBody(req);
       const changed = await inTransaction(pool, async (connection) => {
-        const [results] = await connection.query(packet(statements.begin, statements.lockTask), [taskPath[1], tenantId, 1]);
+        const [results] = await connection.query(packet(statements.begin, statements.lockTask), [
+          taskPath[1],
+          tenantId,
+          1,
+        ]);
         const rows = (results as unknown as [ResultSetHeader, TaskRow[]])[1];
         if (rows.length === 0) throw new NotFound();
         const row = rows[0];
         const now = nowForDb();
-        const after = { ...row, status, updated_at: row.created_at > now ? row.created_at : now, version: row.version + 1 };
-        const [answers] = await connection.query(packet(statements.updateTaskStatus, statements.insertEvent, statements.commit), [
+        const after = {
+          ...row,
           status,
-          after.updated_at,
-          after.version,
-          row.task_id,
-          tenantId,
-          row.version,
-          ...eventValues(tenantId, 'task.updated', toTask(after), { status: row.status, updated_at: iso(row.updated_at) }),
-        ]);
-        if ((answers as ResultSetHeader[])[0].affectedRows === 0) throw new Error('the locked row changed');
+          updated_at: row.created_at > now ? row.created_at : now,
+          version: row.version + 1,
+        };
+        const [answers] = await connection.query(
+          packet(statements.updateTaskStatus, statements.insertEvent, statements.commit),
+          [
+            status,
+            after.updated_at,
+            after.version,
+            row.task_id,
+            tenantId,
+            row.version,
+            ...eventValues(tenantId, 'task.updated', toTask(after), {
+              status: row.status,
+              updated_at: iso(row.updated_at),
+            }),
+          ],
+        );
+        if ((answers as ResultSetHeader[])[0].affectedRows === 0)
+          throw new Error('the locked row changed');
         return after;
       });
       if (changed === undefined) return send(res, 404);
@@ -182,11 +247,21 @@ function main(): void {
     }
     if (req.method === 'GET' && listPath) {
       const limit = Number(new URL(req.url!, 'http://x').searchParams.get('limit') ?? 20);
-      const [rows] = await pool.query<TaskRow[]>(statements.listTasks, [listPath[1], limit + 1, listPath[1], tenantId, 1]);
+      const [rows] = await pool.query<TaskRow[]>(statements.listTasks, [
+        listPath[1],
+        limit + 1,
+        listPath[1],
+        tenantId,
+        1,
+      ]);
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const last = rows[rows.length - 1];
-      const nextCursor = more ? Buffer.from(JSON.stringify({ s: 'created_at', at: last.created_at, id: last.task_id })).toString('base64url') : null;
+      const nextCursor = more
+        ? Buffer.from(
+            JSON.stringify({ s: 'created_at', at: last.created_at, id: last.task_id }),
+          ).toString('base64url')
+        : null;
       return send(res, 200, { data: rows.map(toTask), next_cursor: nextCursor });
     }
     return send(res, 404);

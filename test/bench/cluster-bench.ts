@@ -14,10 +14,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import mysql from 'mysql2/promise';
 import { spawnSync } from 'node:child_process';
-import { galeraProvider, GaleraCluster, haproxy, mariadbd, StandaloneMariaDb, type GaleraNode } from '../support/galera-cluster';
+import {
+  galeraProvider,
+  GaleraCluster,
+  haproxy,
+  mariadbd,
+  StandaloneMariaDb,
+  type GaleraNode,
+} from '../support/galera-cluster';
 import { operations, seedFixture, withKnex, type Fixture } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
-import { cpuSecondsOf, serviceArguments, startServerProcess, type ServerProcess } from './processes';
+import {
+  cpuSecondsOf,
+  serviceArguments,
+  startServerProcess,
+  type ServerProcess,
+} from './processes';
 import { fmt } from './report';
 
 const settings = {
@@ -46,13 +58,27 @@ interface Figures {
   databaseCpuUs: number;
 }
 
-async function driveTarget(target: Target, operation: Operation, seconds: number): Promise<{ result: LoadResult; serviceCpu: number; databaseCpu: number }> {
+async function driveTarget(
+  target: Target,
+  operation: Operation,
+  seconds: number,
+): Promise<{ result: LoadResult; serviceCpu: number; databaseCpu: number }> {
   const serviceBefore = target.instances.map((i) => i.cpuSeconds());
   const databaseBefore = target.databasePids.map(cpuSecondsOf);
   const share = Math.max(1, Math.round(settings.connections / target.instances.length));
-  const results = await Promise.all(target.instances.map((instance) => drive(instance.url, target.fixture.key, operation, { connections: share, seconds })));
-  const serviceCpu = target.instances.reduce((sum, instance, i) => sum + instance.cpuSeconds() - serviceBefore[i], 0);
-  const databaseCpu = target.databasePids.reduce((sum, pid, i) => sum + cpuSecondsOf(pid) - databaseBefore[i], 0);
+  const results = await Promise.all(
+    target.instances.map((instance) =>
+      drive(instance.url, target.fixture.key, operation, { connections: share, seconds }),
+    ),
+  );
+  const serviceCpu = target.instances.reduce(
+    (sum, instance, i) => sum + instance.cpuSeconds() - serviceBefore[i],
+    0,
+  );
+  const databaseCpu = target.databasePids.reduce(
+    (sum, pid, i) => sum + cpuSecondsOf(pid) - databaseBefore[i],
+    0,
+  );
   const requests = results.reduce((sum, r) => sum + r.requests, 0);
   return {
     result: {
@@ -70,10 +96,21 @@ async function driveTarget(target: Target, operation: Operation, seconds: number
 async function measure(targets: Target[], name: string): Promise<Figures[]> {
   const pick = (target: Target) => operations(target.fixture).find((op) => op.name === name)!;
   for (const target of targets) await driveTarget(target, pick(target), settings.warmupSeconds);
-  const totals = targets.map(() => ({ requests: 0, seconds: 0, p50: 0, p99: 0, serviceCpu: 0, databaseCpu: 0 }));
+  const totals = targets.map(() => ({
+    requests: 0,
+    seconds: 0,
+    p50: 0,
+    p99: 0,
+    serviceCpu: 0,
+    databaseCpu: 0,
+  }));
   for (let round = 0; round < settings.rounds; round++) {
     for (const [i, target] of targets.entries()) {
-      const { result, serviceCpu, databaseCpu } = await driveTarget(target, pick(target), settings.seconds);
+      const { result, serviceCpu, databaseCpu } = await driveTarget(
+        target,
+        pick(target),
+        settings.seconds,
+      );
       const total = totals[i];
       total.requests += result.requests;
       total.seconds += result.requests / result.requestsPerSecond;
@@ -103,12 +140,18 @@ async function perStatementUs(statement: () => Promise<unknown>, count: number):
 
 async function connectTo(url: string, syncWait?: number): Promise<mysql.Connection> {
   const parsed = new URL(url);
-  const connection = await mysql.createConnection({ host: parsed.hostname, port: Number(parsed.port), user: 'root', database: parsed.pathname.slice(1) });
+  const connection = await mysql.createConnection({
+    host: parsed.hostname,
+    port: Number(parsed.port),
+    user: 'root',
+    database: parsed.pathname.slice(1),
+  });
   if (syncWait !== undefined) await connection.query(`SET SESSION wsrep_sync_wait = ${syncWait}`);
   return connection;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
  * One connection per case, one statement at a time, nothing else running: a read of one task by
@@ -116,26 +159,57 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * certified on the cluster, flushed to disk on both). The cases take turns, round after round;
  * each figure is the median of its rounds.
  */
-async function statementCosts(single: StandaloneMariaDb, node: GaleraNode, taskId: string): Promise<Record<string, number>> {
-  const cases: Array<{ name: string; url: string; syncWait?: number; statement: 'read' | 'commit'; count: number }> = [
+async function statementCosts(
+  single: StandaloneMariaDb,
+  node: GaleraNode,
+  taskId: string,
+): Promise<Record<string, number>> {
+  const cases: Array<{
+    name: string;
+    url: string;
+    syncWait?: number;
+    statement: 'read' | 'commit';
+    count: number;
+  }> = [
     { name: 'read, one server', url: single.url, statement: 'read', count: 1000 },
-    { name: 'read, Galera node, wsrep_sync_wait = 0', url: node.url, syncWait: 0, statement: 'read', count: 1000 },
-    { name: 'read, Galera node, wsrep_sync_wait = 1', url: node.url, syncWait: 1, statement: 'read', count: 1000 },
+    {
+      name: 'read, Galera node, wsrep_sync_wait = 0',
+      url: node.url,
+      syncWait: 0,
+      statement: 'read',
+      count: 1000,
+    },
+    {
+      name: 'read, Galera node, wsrep_sync_wait = 1',
+      url: node.url,
+      syncWait: 1,
+      statement: 'read',
+      count: 1000,
+    },
     { name: 'insert and commit, one server', url: single.url, statement: 'commit', count: 300 },
     { name: 'insert and commit, Galera node', url: node.url, statement: 'commit', count: 300 },
   ];
   const connections = await Promise.all(cases.map((c) => connectTo(c.url, c.syncWait)));
   const rounds: number[][] = cases.map(() => []);
   try {
-    for (const [i, c] of cases.entries()) if (c.statement === 'commit') await connections[i].query('create table if not exists bench_commits (id int auto_increment primary key, at datetime(3) not null)');
+    for (const [i, c] of cases.entries())
+      if (c.statement === 'commit')
+        await connections[i].query(
+          'create table if not exists bench_commits (id int auto_increment primary key, at datetime(3) not null)',
+        );
     for (let round = 0; round < 5; round++) {
       for (const [i, c] of cases.entries()) {
         const connection = connections[i];
-        const run = c.statement === 'read' ? () => connection.query('select * from tasks where task_id = ?', [taskId]) : () => connection.query('insert into bench_commits (at) values (now(3))');
+        const run =
+          c.statement === 'read'
+            ? () => connection.query('select * from tasks where task_id = ?', [taskId])
+            : () => connection.query('insert into bench_commits (at) values (now(3))');
         rounds[i].push(await perStatementUs(run, c.count));
       }
     }
-    for (const [i, c] of cases.entries()) if (c.statement === 'commit') await connections[i].query('drop table if exists bench_commits');
+    for (const [i, c] of cases.entries())
+      if (c.statement === 'commit')
+        await connections[i].query('drop table if exists bench_commits');
   } finally {
     for (const connection of connections) await connection.end().catch(() => {});
   }
@@ -146,7 +220,8 @@ async function conflictsOn(nodes: GaleraNode[]): Promise<number> {
   let total = 0;
   for (const node of nodes) {
     const status = await node.status(['wsrep_local_cert_failures', 'wsrep_local_bf_aborts']);
-    total += Number(status?.wsrep_local_cert_failures ?? 0) + Number(status?.wsrep_local_bf_aborts ?? 0);
+    total +=
+      Number(status?.wsrep_local_cert_failures ?? 0) + Number(status?.wsrep_local_bf_aborts ?? 0);
   }
   return total;
 }
@@ -157,18 +232,23 @@ function missing(): string[] {
   if (process.getuid?.() !== 0) lacks.push('root (the nodes run as the mysql user)');
   if (!fs.existsSync(mariadbd)) lacks.push(mariadbd);
   if (!fs.existsSync(galeraProvider)) lacks.push(`galera-4 (${galeraProvider})`);
-  for (const tool of ['rsync', 'socat', haproxy, 'mariadb-install-db']) if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) lacks.push(tool);
+  for (const tool of ['rsync', 'socat', haproxy, 'mariadb-install-db'])
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) lacks.push(tool);
   return lacks;
 }
 
 async function main(): Promise<void> {
   const lacks = missing();
   if (lacks.length > 0) {
-    console.log(`\n*** The Galera part of the benchmark did NOT run: it needs ${lacks.join(', ')} (apt-get install galera-4 rsync socat haproxy mariadb-server).`);
+    console.log(
+      `\n*** The Galera part of the benchmark did NOT run: it needs ${lacks.join(', ')} (apt-get install galera-4 rsync socat haproxy mariadb-server).`,
+    );
     return;
   }
   const cpus = os.cpus();
-  console.log(`\n## MariaDB Galera: two instances on a three-node cluster against one instance on one server\n`);
+  console.log(
+    `\n## MariaDB Galera: two instances on a three-node cluster against one instance on one server\n`,
+  );
   console.log(
     `${cpus.length} × ${cpus[0].model}; everything on this machine: three mariadbd nodes (or one), the instances and the load. ` +
       `autocannon ${settings.connections} connections (the cluster's split over its two instances, each on its own node), ` +
@@ -181,14 +261,26 @@ async function main(): Promise<void> {
   try {
     single = await StandaloneMariaDb.start();
     cluster = await GaleraCluster.start();
-    const singleFixture = await withKnex({ client: 'mysql', url: single.url }, (knex) => seedFixture(knex, 1000));
-    const clusterFixture = await withKnex({ client: 'mysql', url: cluster.nodes[0].url }, (knex) => seedFixture(knex, 1000));
+    const singleFixture = await withKnex({ client: 'mysql', url: single.url }, (knex) =>
+      seedFixture(knex, 1000),
+    );
+    const clusterFixture = await withKnex({ client: 'mysql', url: cluster.nodes[0].url }, (knex) =>
+      seedFixture(knex, 1000),
+    );
     const start = async (url: string) => {
-      const instance = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: url });
+      const instance = await startServerProcess(serviceArguments(), {
+        ...serviceEnv,
+        DATABASE_URL: url,
+      });
       instances.push(instance);
       return instance;
     };
-    const one: Target = { name: 'one server', instances: [await start(single.url)], databasePids: [single.node.child!.pid!], fixture: singleFixture };
+    const one: Target = {
+      name: 'one server',
+      instances: [await start(single.url)],
+      databasePids: [single.node.child!.pid!],
+      fixture: singleFixture,
+    };
     const galera: Target = {
       name: 'Galera, 2 instances',
       instances: [await start(cluster.nodes[0].url), await start(cluster.nodes[1].url)],
@@ -196,10 +288,15 @@ async function main(): Promise<void> {
       fixture: clusterFixture,
     };
     // The first of the two alone: what Galera costs one instance, apart from what a second adds.
-    const galeraOne: Target = { ...galera, name: 'Galera, 1 instance', instances: [galera.instances[0]] };
+    const galeraOne: Target = {
+      ...galera,
+      name: 'Galera, 1 instance',
+      instances: [galera.instances[0]],
+    };
     const targets = [one, galeraOne, galera];
 
-    const each = (figures: Figures[], show: (f: Figures) => string) => figures.map(show).join(' / ');
+    const each = (figures: Figures[], show: (f: Figures) => string) =>
+      figures.map(show).join(' / ');
     console.log(
       '| operation | req/s: one server, 1 instance / Galera, 1 instance / Galera, 2 instances | Galera 2 instances ÷ one server | p50 ms, same order | p99 ms | ' +
         'service CPU µs per request | database CPU µs per request (Galera: 3 nodes) |',
@@ -216,14 +313,20 @@ async function main(): Promise<void> {
           `${each(figures, (f) => fmt(f.p50Ms, 1))} | ${each(figures, (f) => fmt(f.p99Ms))} | ${each(figures, (f) => fmt(f.serviceCpuUs))} | ${each(figures, (f) => fmt(f.databaseCpuUs))} |`,
       );
     }
-    console.log(`\nCertification conflicts and brute-force aborts on the cluster during createTask (warm-up included): ${conflicts}.`);
+    console.log(
+      `\nCertification conflicts and brute-force aborts on the cluster during createTask (warm-up included): ${conflicts}.`,
+    );
 
     const costs = await statementCosts(single, cluster.nodes[1], clusterFixture.taskIds[0]);
-    console.log('\nWhere the time goes, one statement at a time on one connection, nothing else running (µs per statement):\n');
+    console.log(
+      '\nWhere the time goes, one statement at a time on one connection, nothing else running (µs per statement):\n',
+    );
     console.log('| statement | µs |');
     console.log('|---|---:|');
     for (const [name, us] of Object.entries(costs)) console.log(`| ${name} | ${fmt(us)} |`);
-    const causal = costs['read, Galera node, wsrep_sync_wait = 1'] - costs['read, Galera node, wsrep_sync_wait = 0'];
+    const causal =
+      costs['read, Galera node, wsrep_sync_wait = 1'] -
+      costs['read, Galera node, wsrep_sync_wait = 0'];
     const commit = costs['insert and commit, Galera node'] - costs['insert and commit, one server'];
     console.log(
       `\nA causal read (wsrep_sync_wait = 1) adds ${fmt(causal)} µs to a read (a round of the group communication to learn the cluster's last commit); ` +

@@ -9,16 +9,33 @@ import net from 'node:net';
 import type { ServerProcess } from './processes';
 import { fmt, mark } from './report';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** A request on a new connection from `localAddress`: its time in ms, or undefined when it failed. */
-function timedRequest(url: string, path: string, key: string, localAddress: string): Promise<number | undefined> {
+function timedRequest(
+  url: string,
+  path: string,
+  key: string,
+  localAddress: string,
+): Promise<number | undefined> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const request = http.get(`${url}${path}`, { localAddress, agent: false, headers: { Authorization: `Bearer ${key}`, Connection: 'close' }, timeout: 5000 }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode === 200 ? performance.now() - started : undefined));
-    });
+    const request = http.get(
+      `${url}${path}`,
+      {
+        localAddress,
+        agent: false,
+        headers: { Authorization: `Bearer ${key}`, Connection: 'close' },
+        timeout: 5000,
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve(response.statusCode === 200 ? performance.now() - started : undefined),
+        );
+      },
+    );
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(undefined));
   });
@@ -33,7 +50,11 @@ function holdIdleSockets(url: string, count: number) {
   const openOne = () => {
     if (stopped) return;
     opened++;
-    const socket = net.connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.1' });
+    const socket = net.connect({
+      port: Number(port),
+      host: '127.0.0.1',
+      localAddress: '127.0.0.1',
+    });
     open.add(socket);
     socket.on('error', () => {});
     // Re-opened after a pause, so the sockets past the cap cost the bench's CPU less than the service's.
@@ -52,7 +73,11 @@ function holdIdleSockets(url: string, count: number) {
   };
 }
 
-export async function idleSocketsFromOneAddress(service: ServerProcess, key: string, options: { seconds: number; sockets: number; perAddress: number }): Promise<void> {
+export async function idleSocketsFromOneAddress(
+  service: ServerProcess,
+  key: string,
+  options: { seconds: number; sockets: number; perAddress: number },
+): Promise<void> {
   const holder = holdIdleSockets(service.url, options.sockets);
   // Time for the sockets to be accepted (and those past the cap closed) before measuring.
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -70,7 +95,13 @@ export async function idleSocketsFromOneAddress(service: ServerProcess, key: str
   holder.stop();
   times.sort((a, b) => a - b);
   const p99 = percentile(times, 99);
-  console.log(`\n## (b) One address holding idle sockets (${options.sockets} kept open, MAX_CONNECTIONS_PER_ADDRESS ${options.perAddress}) while another sends /healthz and a list on new connections, ${options.seconds} s\n`);
-  console.log(`- the holder opened ${opened} sockets in all (those past its cap closed as accepted, and opened again)`);
-  console.log(`- the other address: ${times.length} of ${times.length + failed} answered (all: ${mark(failed === 0)}); p50 ${fmt(percentile(times, 50), 1)} ms, p99 ${fmt(p99, 1)} ms (< 50: ${mark(p99 < 50)})`);
+  console.log(
+    `\n## (b) One address holding idle sockets (${options.sockets} kept open, MAX_CONNECTIONS_PER_ADDRESS ${options.perAddress}) while another sends /healthz and a list on new connections, ${options.seconds} s\n`,
+  );
+  console.log(
+    `- the holder opened ${opened} sockets in all (those past its cap closed as accepted, and opened again)`,
+  );
+  console.log(
+    `- the other address: ${times.length} of ${times.length + failed} answered (all: ${mark(failed === 0)}); p50 ${fmt(percentile(times, 50), 1)} ms, p99 ${fmt(p99, 1)} ms (< 50: ${mark(p99 < 50)})`,
+  );
 }

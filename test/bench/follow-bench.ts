@@ -17,7 +17,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function main() {
   const database = await createMysqlDatabase(mysqlUrl, 'bench_follow');
-  const service = await startServerProcess(serviceArguments(), { DATABASE_URL: (database.config as { url: string }).url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' });
+  const service = await startServerProcess(serviceArguments(), {
+    DATABASE_URL: (database.config as { url: string }).url,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+  });
   const knex = createKnex(database.config);
   try {
     const key = (await issueApiKey(createRepositories(knex), 'bench', ['read', 'write'])).key;
@@ -27,13 +31,17 @@ async function main() {
     let next = 1;
     await Promise.all(
       Array.from({ length: 32 }, async () => {
-        while (next < backlog) await client.tasks.create({ project_id: project.project_id, title: `t${next++}` });
+        while (next < backlog)
+          await client.tasks.create({ project_id: project.project_id, title: `t${next++}` });
       }),
     );
     // Every event numbered before reading starts.
     for (;;) {
-      const head = await fetch(`${service.url}/v1/events?from=latest`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<{ next_cursor: string }>);
-      const after = JSON.parse(Buffer.from(head.next_cursor, 'base64url').toString()).after as number;
+      const head = await fetch(`${service.url}/v1/events?from=latest`, {
+        headers: { Authorization: `Bearer ${key}` },
+      }).then((r) => r.json() as Promise<{ next_cursor: string }>);
+      const after = JSON.parse(Buffer.from(head.next_cursor, 'base64url').toString())
+        .after as number;
       if (after >= backlog) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -42,7 +50,10 @@ async function main() {
       let cursor = '';
       let read = 0;
       for (;;) {
-        const page = (await fetch(`${service.url}/v1/events?limit=200${cursor && `&cursor=${cursor}`}`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.json())) as {
+        const page = (await fetch(
+          `${service.url}/v1/events?limit=200${cursor && `&cursor=${cursor}`}`,
+          { headers: { Authorization: `Bearer ${key}` } },
+        ).then((r) => r.json())) as {
           data: unknown[];
           next_cursor: string;
           has_more: boolean;
@@ -61,18 +72,26 @@ async function main() {
     };
     const rates = { bare: [] as number[], follow: [] as number[] };
     for (let round = 0; round < rounds; round++) {
-      for (const [name, read] of [['bare', bare], ['follow', followed]] as const) {
+      for (const [name, read] of [
+        ['bare', bare],
+        ['follow', followed],
+      ] as const) {
         const started = performance.now();
         const count = await read();
         rates[name].push(count / ((performance.now() - started) / 1000));
       }
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const median = (values: number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const ratio = median(rates.follow) / median(rates.bare);
-    console.log(`\nClient kit: reading a backlog of ${backlog} events (MariaDB), median of ${rounds} alternating rounds:`);
+    console.log(
+      `\nClient kit: reading a backlog of ${backlog} events (MariaDB), median of ${rounds} alternating rounds:`,
+    );
     console.log(`  bare GET /v1/events?limit=200 loop  ${fmt(median(rates.bare))} events/s`);
     console.log(`  events.follow()                     ${fmt(median(rates.follow))} events/s`);
-    console.log(`  follow / bare                       ${fmt(ratio, 2)} (target >= 0.90: ${mark(ratio >= 0.9)})`);
+    console.log(
+      `  follow / bare                       ${fmt(ratio, 2)} (target >= 0.90: ${mark(ratio >= 0.9)})`,
+    );
   } finally {
     await service.stop();
     await database.drop();

@@ -21,7 +21,12 @@ export interface LoadOptions {
   rate?: number;
 }
 
-export async function drive(baseUrl: string, key: string, operation: Operation, options: LoadOptions): Promise<LoadResult> {
+export async function drive(
+  baseUrl: string,
+  key: string,
+  operation: Operation,
+  options: LoadOptions,
+): Promise<LoadResult> {
   const result = await autocannon({
     url: baseUrl,
     connections: options.connections,
@@ -31,6 +36,14 @@ export async function drive(baseUrl: string, key: string, operation: Operation, 
     requests: [{ setupRequest: (request) => ({ ...request, ...operation.next() }) }],
   });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${operation.name} on ${baseUrl}: ${failed} of ${result.requests.total} requests failed`);
-  return { requests: result.requests.total, requestsPerSecond: result.requests.total / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  if (failed > 0)
+    throw new Error(
+      `${operation.name} on ${baseUrl}: ${failed} of ${result.requests.total} requests failed`,
+    );
+  return {
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+  };
 }

@@ -26,12 +26,16 @@ export function cpuSecondsOf(pid: number): number {
 export function serviceArguments(): string[] {
   const { scripts } = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
   const command = /&& node (.+)$/.exec(scripts.start)?.[1];
-  if (command === undefined) throw new Error(`cannot read the node command in the start script: ${scripts.start}`);
+  if (command === undefined)
+    throw new Error(`cannot read the node command in the start script: ${scripts.start}`);
   return command.split(' ').map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
 }
 
 /** Starts `node ...nodeArguments` with the environment and a free PORT; resolves once /readyz answers 200. */
-export async function startServerProcess(nodeArguments: string[], env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(
+  nodeArguments: string[],
+  env: Record<string, string>,
+): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
@@ -44,7 +48,10 @@ export async function startServerProcess(nodeArguments: string[], env: Record<st
   void exited.then(() => (gone = true));
   for (;;) {
     if (gone) throw new Error(`${nodeArguments.join(' ')} exited before it was ready`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -13,7 +13,16 @@ import mysql from 'mysql2/promise';
 import { projectRoot } from '../../src/paths';
 
 /** In the order they run; the abuse part runs the fan-out, idle-socket and long-poll parts too. */
-const parts = ['startup-bench', 'run-bench', 'events-bench', 'webhooks-bench', 'follow-bench', 'abuse-bench', 'scale', 'cluster-bench'];
+const parts = [
+  'startup-bench',
+  'run-bench',
+  'events-bench',
+  'webhooks-bench',
+  'follow-bench',
+  'abuse-bench',
+  'scale',
+  'cluster-bench',
+];
 
 const resultsFolder = path.join(projectRoot, 'benchmarks');
 const currentFile = path.join(resultsFolder, 'current.md');
@@ -35,7 +44,12 @@ function commit(): string {
 async function mariadbVersion(): Promise<string> {
   const server = new URL(mysqlUrl);
   try {
-    const connection = await mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+    const connection = await mysql.createConnection({
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username),
+      password: decodeURIComponent(server.password),
+    });
     try {
       const [rows] = await connection.query('SELECT VERSION() AS version');
       return `MariaDB ${(rows as { version: string }[])[0].version} at ${server.host}`;
@@ -49,19 +63,30 @@ async function mariadbVersion(): Promise<string> {
 
 /** Runs one part, its output to the terminal and the file alike; resolves with its exit code. */
 function runPart(part: string, out: fs.WriteStream): Promise<number> {
-  const child = spawn(process.execPath, [path.join(__dirname, `${part}.js`)], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(__dirname, `${part}.js`)], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   child.stdout.on('data', (chunk: Buffer) => {
     process.stdout.write(chunk);
     out.write(chunk);
   });
-  return new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  return new Promise((resolve) =>
+    child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1))),
+  );
 }
 
 async function main(): Promise<void> {
   const started = new Date();
-  const machine = `${os.availableParallelism()} CPUs (\`nproc\`; ${os.cpus()[0]?.model ?? 'unknown model'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
-    `load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')} at the start; Node ${process.version}; ${await mariadbVersion()}`;
-  const settings = Object.entries(process.env).filter(([name]) => name.startsWith('BENCH_')).map(([name, value]) => `${name}=${value}`);
+  const machine =
+    `${os.availableParallelism()} CPUs (\`nproc\`; ${os.cpus()[0]?.model ?? 'unknown model'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+    `load average ${os
+      .loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')} at the start; Node ${process.version}; ${await mariadbVersion()}`;
+  const settings = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_'))
+    .map(([name, value]) => `${name}=${value}`);
   fs.mkdirSync(resultsFolder, { recursive: true });
   const bodyFile = path.join(resultsFolder, '.current.body.tmp');
   const body = fs.createWriteStream(bodyFile);
@@ -89,7 +114,9 @@ async function main(): Promise<void> {
   const target = failed ? failedFile : currentFile;
   fs.writeFileSync(target, header + fs.readFileSync(bodyFile, 'utf8'));
   fs.rmSync(bodyFile);
-  console.error(`\n${failed ? `make bench failed (${failed}); its figures are in` : 'Results written to'} ${path.relative(projectRoot, target)}`);
+  console.error(
+    `\n${failed ? `make bench failed (${failed}); its figures are in` : 'Results written to'} ${path.relative(projectRoot, target)}`,
+  );
   if (failed) process.exit(1);
   fs.rmSync(failedFile, { force: true });
 }

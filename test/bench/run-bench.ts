@@ -47,9 +47,14 @@ const average = (results: LoadResult[]): LoadResult => ({
 });
 
 /** Warms every target, then measures them in turn, round after round, then at half the first's peak. */
-async function measure(targets: ServerProcess[], key: string, operation: Operation): Promise<Figures[]> {
+async function measure(
+  targets: ServerProcess[],
+  key: string,
+  operation: Operation,
+): Promise<Figures[]> {
   const load = { connections: settings.connections, seconds: settings.seconds };
-  for (const target of targets) await drive(target.url, key, operation, { ...load, seconds: settings.warmupSeconds });
+  for (const target of targets)
+    await drive(target.url, key, operation, { ...load, seconds: settings.warmupSeconds });
   const runs: LoadResult[][] = targets.map(() => []);
   const cpuSeconds = targets.map(() => 0);
   for (let round = 0; round < settings.rounds; round++) {
@@ -62,13 +67,19 @@ async function measure(targets: ServerProcess[], key: string, operation: Operati
   const peaks = runs.map(average);
   const rate = Math.round(peaks[0].requestsPerSecond / 2);
   const halfRate: number[] = [];
-  for (const target of targets) halfRate.push((await drive(target.url, key, operation, { ...load, rate })).p99Ms);
-  return peaks.map((peak, i) => ({ peak, cpuUsPerRequest: (cpuSeconds[i] * 1e6) / peak.requests, halfRateP99Ms: halfRate[i] }));
+  for (const target of targets)
+    halfRate.push((await drive(target.url, key, operation, { ...load, rate })).p99Ms);
+  return peaks.map((peak, i) => ({
+    peak,
+    cpuUsPerRequest: (cpuSeconds[i] * 1e6) / peak.requests,
+    halfRateP99Ms: halfRate[i],
+  }));
 }
 
-
 function printMysqlTable(rows: Array<{ name: string; service: Figures; baseline: Figures }>): void {
-  console.log('| operation | service req/s | baseline req/s | ratio (≥ 0.65) | service p50 / p99 ms | baseline p50 / p99 ms | p99 at half rate, service / baseline ms | ratio (≤ 2) | CPU µs per request, service / baseline | ratio (≤ 2.2) |');
+  console.log(
+    '| operation | service req/s | baseline req/s | ratio (≥ 0.65) | service p50 / p99 ms | baseline p50 / p99 ms | p99 at half rate, service / baseline ms | ratio (≤ 2) | CPU µs per request, service / baseline | ratio (≤ 2.2) |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const { name, service, baseline } of rows) {
     const ratio = service.peak.requestsPerSecond / baseline.peak.requestsPerSecond;
@@ -85,7 +96,9 @@ function printMysqlTable(rows: Array<{ name: string; service: Figures; baseline:
 
 function printProcess(name: string, process: ServerProcess): void {
   const rss = process.peakRssMb();
-  console.log(`- ${name}: ready ${fmt(process.readyMs)} ms after start (≤ 1500: ${mark(process.readyMs <= 1500)}), peak RSS ${fmt(rss)} MB (≤ 150: ${mark(rss <= 150)})`);
+  console.log(
+    `- ${name}: ready ${fmt(process.readyMs)} ms after start (≤ 1500: ${mark(process.readyMs <= 1500)}), peak RSS ${fmt(rss)} MB (≤ 150: ${mark(rss <= 150)})`,
+  );
 }
 
 async function benchMysql(): Promise<void> {
@@ -96,14 +109,23 @@ async function benchMysql(): Promise<void> {
     // The baseline is only honest while it runs the service's statements.
     const sent = await serviceStatements(databaseUrl, fixture);
     if (JSON.stringify(sent) !== JSON.stringify(statementsByOperation)) {
-      throw new Error(`The baseline no longer runs the service's statements:\nservice:  ${JSON.stringify(sent, null, 2)}\nbaseline: ${JSON.stringify(statementsByOperation, null, 2)}`);
+      throw new Error(
+        `The baseline no longer runs the service's statements:\nservice:  ${JSON.stringify(sent, null, 2)}\nbaseline: ${JSON.stringify(statementsByOperation, null, 2)}`,
+      );
     }
-    const service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: databaseUrl });
+    const service = await startServerProcess(serviceArguments(), {
+      ...serviceEnv,
+      DATABASE_URL: databaseUrl,
+    });
     const baseline = await startServerProcess([baselineScript], { DATABASE_URL: databaseUrl });
     try {
       const rows = [];
       for (const operation of operations(fixture)) {
-        const [serviceFigures, baselineFigures] = await measure([service, baseline], fixture.key, operation);
+        const [serviceFigures, baselineFigures] = await measure(
+          [service, baseline],
+          fixture.key,
+          operation,
+        );
         rows.push({ name: operation.name, service: serviceFigures, baseline: baselineFigures });
       }
       console.log(`\n## MariaDB: service against the bare baseline (same statements; checked)\n`);
@@ -124,15 +146,24 @@ async function benchSqlite(): Promise<void> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-bench-'));
   const filename = path.join(folder, 'tasks.sqlite');
   try {
-    const fixture = await withKnex({ client: 'sqlite', filename }, (knex) => seedFixture(knex, listedTasks));
-    const service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` });
+    const fixture = await withKnex({ client: 'sqlite', filename }, (knex) =>
+      seedFixture(knex, listedTasks),
+    );
+    const service = await startServerProcess(serviceArguments(), {
+      ...serviceEnv,
+      DATABASE_URL: `sqlite:${filename}`,
+    });
     try {
       console.log(`\n## Embedded SQLite (the default): the service\n`);
-      console.log('| operation | req/s | p50 / p99 ms | p99 at half rate ms | CPU µs per request |');
+      console.log(
+        '| operation | req/s | p50 / p99 ms | p99 at half rate ms | CPU µs per request |',
+      );
       console.log('|---|---:|---:|---:|---:|');
       for (const operation of operations(fixture)) {
         const [figures] = await measure([service], fixture.key, operation);
-        console.log(`| ${operation.name} | ${fmt(figures.peak.requestsPerSecond)} | ${fmt(figures.peak.p50Ms)} / ${fmt(figures.peak.p99Ms)} | ${fmt(figures.halfRateP99Ms)} | ${fmt(figures.cpuUsPerRequest)} |`);
+        console.log(
+          `| ${operation.name} | ${fmt(figures.peak.requestsPerSecond)} | ${fmt(figures.peak.p50Ms)} / ${fmt(figures.peak.p99Ms)} | ${fmt(figures.halfRateP99Ms)} | ${fmt(figures.cpuUsPerRequest)} |`,
+        );
       }
       console.log('');
       printProcess('service', service);
@@ -147,9 +178,11 @@ async function benchSqlite(): Promise<void> {
 async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`# task-tracker benchmark, ${new Date().toISOString()}`);
-  console.log(`${cpus.length} × ${cpus[0].model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-    `autocannon ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.rounds} rounds of ${settings.seconds} s per target (A/B/A/B); ` +
-    `half-rate p99 at half the service's peak.`);
+  console.log(
+    `${cpus.length} × ${cpus[0].model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
+      `autocannon ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.rounds} rounds of ${settings.seconds} s per target (A/B/A/B); ` +
+      `half-rate p99 at half the service's peak.`,
+  );
   await benchMysql();
   await benchSqlite();
 }

@@ -75,9 +75,15 @@ const spanMs = 10_000_000;
 const seconds = (ms: number) => `${fmt(ms / 1000, 1)} s`;
 
 /** A fifth pending, a tenth in progress, the rest done: a filter that keeps a minority. */
-const statusSql = "case when seq % 10 < 2 then 'pending' when seq % 10 < 3 then 'in_progress' else 'done' end";
+const statusSql =
+  "case when seq % 10 < 2 then 'pending' when seq % 10 < 3 then 'in_progress' else 'done' end";
 
-async function insertChunk(knex: Knex, project: SeededProject, from: number, to: number): Promise<void> {
+async function insertChunk(
+  knex: Knex,
+  project: SeededProject,
+  from: number,
+  to: number,
+): Promise<void> {
   await knex.raw(
     `insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, version)
      select concat(?, lower(lpad(hex(seq), 12, '0'))), ?, concat('task ', seq), null, ${statusSql},
@@ -85,7 +91,17 @@ async function insertChunk(knex: Knex, project: SeededProject, from: number, to:
        timestamp(?) + interval ((seq * 7919) % ? * ? + ?) * 1000 microsecond,
        1
      from seq_${from}_to_${to}`,
-    [project.idPrefix, project.projectId, createdFrom, project.stepMs, project.offsetMs, updatedFrom, project.count, project.stepMs, project.offsetMs],
+    [
+      project.idPrefix,
+      project.projectId,
+      createdFrom,
+      project.stepMs,
+      project.offsetMs,
+      updatedFrom,
+      project.count,
+      project.stepMs,
+      project.offsetMs,
+    ],
   );
 }
 
@@ -108,15 +124,27 @@ async function seedProjects(knex: Knex): Promise<{ fixture: Fixture; neighbourId
   const fixture = await seedFixture(knex, 0);
   const repositories = createRepositories(knex);
   const { tenant_id: tenantId } = await repositories.tenants.findOrCreate('bench');
-  const { tenant_id: otherTenantId } = await repositories.tenants.findOrCreate('scale other tenant');
+  const { tenant_id: otherTenantId } =
+    await repositories.tenants.findOrCreate('scale other tenant');
   const neighbourIds: string[] = [];
-  for (const [owner, name] of [[tenantId, 'neighbour 1'], [tenantId, 'neighbour 2'], [otherTenantId, "another tenant's"]]) {
-    neighbourIds.push((await repositories.inTransaction('fixture', (write) => repositories.projects.create(owner, { name, description: '' }, write))).value.project_id);
+  for (const [owner, name] of [
+    [tenantId, 'neighbour 1'],
+    [tenantId, 'neighbour 2'],
+    [otherTenantId, "another tenant's"],
+  ]) {
+    neighbourIds.push(
+      (
+        await repositories.inTransaction('fixture', (write) =>
+          repositories.projects.create(owner, { name, description: '' }, write),
+        )
+      ).value.project_id,
+    );
   }
   return { fixture, neighbourIds };
 }
 
-const showCreateTasks = async (knex: Knex): Promise<string> => (await knex.raw('show create table tasks'))[0][0]['Create Table'];
+const showCreateTasks = async (knex: Knex): Promise<string> =>
+  (await knex.raw('show create table tasks'))[0][0]['Create Table'];
 
 /**
  * The seed writes updated_at in a scrambled order, so each row lands on a random page of the
@@ -127,27 +155,42 @@ const showCreateTasks = async (knex: Knex): Promise<string> => (await knex.raw('
  * order), so every index from the first on updated_at on is dropped and all are rebuilt in
  * order, from their own definitions; then the table is checked to be as migrated.
  */
-async function dropUpdatedAtIndexes(knex: Knex): Promise<{ dropped: string[]; rebuild(): Promise<void> }> {
+async function dropUpdatedAtIndexes(
+  knex: Knex,
+): Promise<{ dropped: string[]; rebuild(): Promise<void> }> {
   const migrated = await showCreateTasks(knex);
   const indexes = migrated
     .split('\n')
     .map((line) => line.trim().replace(/,$/, ''))
     .filter((line) => line.startsWith('KEY '));
-  const definitions = indexes.slice(indexes.findIndex((definition) => definition.includes('`updated_at`')));
+  const definitions = indexes.slice(
+    indexes.findIndex((definition) => definition.includes('`updated_at`')),
+  );
   const names = definitions.map((definition) => /^KEY (`\w+`)/.exec(definition)![1]);
   await knex.raw(`alter table tasks ${names.map((name) => `drop index ${name}`).join(', ')}`);
   return {
     dropped: names,
     async rebuild() {
-      await knex.raw(`alter table tasks ${definitions.map((definition) => `add ${definition}`).join(', ')}`);
-      if ((await showCreateTasks(knex)) !== migrated) throw new Error(`tasks differs from its migrated self after the seed:\n${await showCreateTasks(knex)}`);
+      await knex.raw(
+        `alter table tasks ${definitions.map((definition) => `add ${definition}`).join(', ')}`,
+      );
+      if ((await showCreateTasks(knex)) !== migrated)
+        throw new Error(
+          `tasks differs from its migrated self after the seed:\n${await showCreateTasks(knex)}`,
+        );
     },
   };
 }
 
 /** Fills the big project and its neighbours, then has MariaDB re-read the statistics; prints how long each part took. */
 async function seedTasks(knex: Knex, bigProjectId: string, neighbourIds: string[]): Promise<void> {
-  const big: SeededProject = { projectId: bigProjectId, idPrefix: '00000001-0000-4000-8000-', count: bigProjectTasks, stepMs: spanMs / bigProjectTasks, offsetMs: 0 };
+  const big: SeededProject = {
+    projectId: bigProjectId,
+    idPrefix: '00000001-0000-4000-8000-',
+    count: bigProjectTasks,
+    stepMs: spanMs / bigProjectTasks,
+    offsetMs: 0,
+  };
   const neighbours = neighbourIds.map((projectId, i): SeededProject => ({
     projectId,
     idPrefix: `0000000${i + 2}-0000-4000-8000-`,
@@ -166,14 +209,22 @@ async function seedTasks(knex: Knex, bigProjectId: string, neighbourIds: string[
   const analyzed = performance.now();
   const total = bigProjectTasks + neighbours.length * neighbourTasks;
   console.log(`\n## Seeding\n`);
-  console.log(`- ${total.toLocaleString('en')} tasks (${bigProjectTasks.toLocaleString('en')} in one project, ${neighbours.length} × ${neighbourTasks.toLocaleString('en')} beside it) ` +
-    `in chunks of ${chunkRows.toLocaleString('en')}, with ${indexes.dropped.join(', ')} dropped meanwhile: ${seconds(analyzed - started)} ` +
-    `(inserts ${seconds(inserted - started)}, rebuilding the indexes ${seconds(indexed - inserted)}, ANALYZE ${seconds(analyzed - indexed)})`);
+  console.log(
+    `- ${total.toLocaleString('en')} tasks (${bigProjectTasks.toLocaleString('en')} in one project, ${neighbours.length} × ${neighbourTasks.toLocaleString('en')} beside it) ` +
+      `in chunks of ${chunkRows.toLocaleString('en')}, with ${indexes.dropped.join(', ')} dropped meanwhile: ${seconds(analyzed - started)} ` +
+      `(inserts ${seconds(inserted - started)}, rebuilding the indexes ${seconds(indexed - inserted)}, ANALYZE ${seconds(analyzed - indexed)})`,
+  );
   console.log(`- the big project's chunks, first to last: ${bigChunks.map(seconds).join(', ')}`);
 }
 
 function cursorAfter(sort: Sort, at: DbTimestamp, id: string): string {
-  return encodeCursor({ column: sort.replace('-', '') as 'created_at' | 'updated_at', descending: sort.startsWith('-') }, { at, id });
+  return encodeCursor(
+    {
+      column: sort.replace('-', '') as 'created_at' | 'updated_at',
+      descending: sort.startsWith('-'),
+    },
+    { at, id },
+  );
 }
 
 interface DeepPage {
@@ -185,19 +236,34 @@ interface DeepPage {
 }
 
 /** Finds the row 90% of the way down the list once, by OFFSET in SQL (slow, but only here), and the one after it. */
-async function findDeepPage(knex: Knex, projectId: string, sort: Sort, filter: Filter): Promise<DeepPage> {
+async function findDeepPage(
+  knex: Knex,
+  projectId: string,
+  sort: Sort,
+  filter: Filter,
+): Promise<DeepPage> {
   const column = sort.replace('-', '');
   const order = sort.startsWith('-') ? 'desc' : 'asc';
-  const listed = () => knex('tasks').where('project_id', projectId).modify((q) => filter.statuses.length > 0 && q.whereIn('status', filter.statuses));
+  const listed = () =>
+    knex('tasks')
+      .where('project_id', projectId)
+      .modify((q) => filter.statuses.length > 0 && q.whereIn('status', filter.statuses));
   const [{ count }] = await listed().count({ count: '*' });
   const after = Math.floor(Number(count) * deepShare);
   const rows: Array<Record<string, string>> = await listed()
     .select(column, 'task_id')
-    .orderBy([{ column, order }, { column: 'task_id', order }])
+    .orderBy([
+      { column, order },
+      { column: 'task_id', order },
+    ])
     .offset(after - 1)
     .limit(2);
   if (rows.length !== 2) throw new Error(`${sort} ${filter.name}: no row after position ${after}`);
-  return { after, cursor: cursorAfter(sort, rows[0][column], rows[0].task_id), expectedFirstId: rows[1].task_id };
+  return {
+    after,
+    cursor: cursorAfter(sort, rows[0][column], rows[0].task_id),
+    expectedFirstId: rows[1].task_id,
+  };
 }
 
 interface TaskItem {
@@ -207,15 +273,29 @@ interface TaskItem {
 }
 
 /** One page over HTTP, timed from request to parsed body; throws on anything but a full page of the project's (filtered) tasks. */
-async function fetchPage(service: ServerProcess, key: string, requestPath: string, projectId: string, filter: Filter): Promise<{ ms: number; firstId: string }> {
+async function fetchPage(
+  service: ServerProcess,
+  key: string,
+  requestPath: string,
+  projectId: string,
+  filter: Filter,
+): Promise<{ ms: number; firstId: string }> {
   const started = performance.now();
-  const response = await fetch(service.url + requestPath, { headers: { Authorization: `Bearer ${key}` } });
+  const response = await fetch(service.url + requestPath, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
   const body = (await response.json()) as { data?: TaskItem[] };
   const ms = performance.now() - started;
   const items = body.data ?? [];
-  const wrong = items.find((item) => item.project_id !== projectId || (filter.statuses.length > 0 && !filter.statuses.includes(item.status)));
+  const wrong = items.find(
+    (item) =>
+      item.project_id !== projectId ||
+      (filter.statuses.length > 0 && !filter.statuses.includes(item.status)),
+  );
   if (response.status !== 200 || items.length !== pageLimit || wrong) {
-    throw new Error(`GET ${requestPath}: ${response.status}, ${items.length} items${wrong ? `, ${JSON.stringify(wrong)} does not belong` : ''}`);
+    throw new Error(
+      `GET ${requestPath}: ${response.status}, ${items.length} items${wrong ? `, ${JSON.stringify(wrong)} does not belong` : ''}`,
+    );
   }
   return { ms, firstId: items[0].task_id };
 }
@@ -235,7 +315,14 @@ interface ListFigures {
 }
 
 /** Page 1 and the deep page, alternated after a warm-up so drift hits both alike; checks the deep page is the right one. */
-async function measureList(service: ServerProcess, knex: Knex, key: string, projectId: string, sort: Sort, filter: Filter): Promise<ListFigures> {
+async function measureList(
+  service: ServerProcess,
+  knex: Knex,
+  key: string,
+  projectId: string,
+  sort: Sort,
+  filter: Filter,
+): Promise<ListFigures> {
   const deepPage = await findDeepPage(knex, projectId, sort, filter);
   const base = `/v1/projects/${projectId}/tasks?limit=${pageLimit}&sort=${sort}${filter.statuses.map((status) => `&status=${status}`).join('')}`;
   const deepPath = `${base}&cursor=${deepPage.cursor}`;
@@ -244,7 +331,9 @@ async function measureList(service: ServerProcess, knex: Knex, key: string, proj
     const page1 = await fetchPage(service, key, base, projectId, filter);
     const deep = await fetchPage(service, key, deepPath, projectId, filter);
     if (deep.firstId === page1.firstId || deep.firstId !== deepPage.expectedFirstId) {
-      throw new Error(`${sort} ${filter.name}: the deep page starts with ${deep.firstId}, expected ${deepPage.expectedFirstId} (page 1 starts with ${page1.firstId})`);
+      throw new Error(
+        `${sort} ${filter.name}: the deep page starts with ${deep.firstId}, expected ${deepPage.expectedFirstId} (page 1 starts with ${page1.firstId})`,
+      );
     }
     if (i < warmupRequests) continue;
     figures.page1.push(page1.ms);
@@ -254,8 +343,12 @@ async function measureList(service: ServerProcess, knex: Knex, key: string, proj
 }
 
 function printListTable(rows: ListFigures[]): void {
-  console.log(`\n## Task list of the ${bigProjectTasks.toLocaleString('en')}-task project: page 1 against a deep page (limit ${pageLimit}, ${measuredRequests} sequential requests each after ${warmupRequests} warm-up)\n`);
-  console.log(`| sort | filter | deep page after row | page 1 median ms | deep page median ms | ratio deep/page1 (≤ ${deepRatioTarget}) | page 1 / deep p90 ms |`);
+  console.log(
+    `\n## Task list of the ${bigProjectTasks.toLocaleString('en')}-task project: page 1 against a deep page (limit ${pageLimit}, ${measuredRequests} sequential requests each after ${warmupRequests} warm-up)\n`,
+  );
+  console.log(
+    `| sort | filter | deep page after row | page 1 median ms | deep page median ms | ratio deep/page1 (≤ ${deepRatioTarget}) | page 1 / deep p90 ms |`,
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|');
   for (const { sort, filter, deepAfter, page1, deep } of rows) {
     const ratio = quantile(deep, 0.5) / quantile(page1, 0.5);
@@ -267,21 +360,40 @@ function printListTable(rows: ListFigures[]): void {
 }
 
 /** createTask into one project, as fast as answered, after a warm-up. */
-async function measureCreate(service: ServerProcess, key: string, projectId: string): Promise<LoadResult> {
-  const body = JSON.stringify({ project_id: projectId, title: 'Write the scale report', description: 'With the figures.' });
-  const operation: Operation = { name: 'createTask', next: () => ({ method: 'POST', path: '/v1/tasks', body }) };
+async function measureCreate(
+  service: ServerProcess,
+  key: string,
+  projectId: string,
+): Promise<LoadResult> {
+  const body = JSON.stringify({
+    project_id: projectId,
+    title: 'Write the scale report',
+    description: 'With the figures.',
+  });
+  const operation: Operation = {
+    name: 'createTask',
+    next: () => ({ method: 'POST', path: '/v1/tasks', body }),
+  };
   const load = { connections: settings.connections, seconds: settings.seconds };
   await drive(service.url, key, operation, { ...load, seconds: settings.warmupSeconds });
   return drive(service.url, key, operation, load);
 }
 
 function printCreateTable(empty: LoadResult, full: LoadResult): void {
-  console.log(`\n## createTask: into an empty project of an empty table, then into the ${bigProjectTasks.toLocaleString('en')}-task project\n`);
+  console.log(
+    `\n## createTask: into an empty project of an empty table, then into the ${bigProjectTasks.toLocaleString('en')}-task project\n`,
+  );
   console.log('| project | req/s | p50 / p99 ms |');
   console.log('|---|---:|---:|');
-  console.log(`| empty | ${fmt(empty.requestsPerSecond)} | ${fmt(empty.p50Ms)} / ${fmt(empty.p99Ms)} |`);
-  console.log(`| ${bigProjectTasks.toLocaleString('en')} tasks | ${fmt(full.requestsPerSecond)} | ${fmt(full.p50Ms)} / ${fmt(full.p99Ms)} |`);
-  console.log(`\nratio at ${bigProjectTasks.toLocaleString('en')} / at 0: req/s ${fmt(full.requestsPerSecond / empty.requestsPerSecond, 2)}, p99 ${fmt(full.p99Ms / empty.p99Ms, 2)}`);
+  console.log(
+    `| empty | ${fmt(empty.requestsPerSecond)} | ${fmt(empty.p50Ms)} / ${fmt(empty.p99Ms)} |`,
+  );
+  console.log(
+    `| ${bigProjectTasks.toLocaleString('en')} tasks | ${fmt(full.requestsPerSecond)} | ${fmt(full.p50Ms)} / ${fmt(full.p99Ms)} |`,
+  );
+  console.log(
+    `\nratio at ${bigProjectTasks.toLocaleString('en')} / at 0: req/s ${fmt(full.requestsPerSecond / empty.requestsPerSecond, 2)}, p99 ${fmt(full.p99Ms / empty.p99Ms, 2)}`,
+  );
 }
 
 /**
@@ -291,13 +403,19 @@ function printCreateTable(empty: LoadResult, full: LoadResult): void {
 async function checkScale(database: MysqlConfig): Promise<void> {
   await withKnex(database, async (knex) => {
     const { fixture, neighbourIds } = await seedProjects(knex);
-    const service = await startServerProcess(serviceArguments(), { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '999999999' });
+    const service = await startServerProcess(serviceArguments(), {
+      DATABASE_URL: database.url,
+      RATE_LIMIT_PER_MINUTE: '999999999',
+    });
     try {
       const createEmpty = await measureCreate(service, fixture.key, fixture.emptyProjectId);
       await seedTasks(knex, fixture.listedProjectId, neighbourIds);
       const lists: ListFigures[] = [];
       for (const sort of sorts) {
-        for (const filter of filters) lists.push(await measureList(service, knex, fixture.key, fixture.listedProjectId, sort, filter));
+        for (const filter of filters)
+          lists.push(
+            await measureList(service, knex, fixture.key, fixture.listedProjectId, sort, filter),
+          );
       }
       printListTable(lists);
       // Last, as it adds tasks to the listed project.
@@ -312,8 +430,10 @@ async function checkScale(database: MysqlConfig): Promise<void> {
 async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`# task-tracker scale check, ${new Date().toISOString()}`);
-  console.log(`${cpus.length} × ${cpus[0].model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; MariaDB at ${new URL(settings.mysqlUrl).host}; ` +
-    `createTask: autocannon ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured.`);
+  console.log(
+    `${cpus.length} × ${cpus[0].model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; MariaDB at ${new URL(settings.mysqlUrl).host}; ` +
+      `createTask: autocannon ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.seconds} s measured.`,
+  );
   const database = await createMysqlDatabase(settings.mysqlUrl, 'tt_scale');
   try {
     await checkScale(database.config as MysqlConfig);

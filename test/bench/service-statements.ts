@@ -13,7 +13,8 @@ import type { Operation } from './load';
  * The background parts' own statements: the numbering's lease, its look for events without a
  * number, its counters and its isolation level; the planning and sending of webhook deliveries.
  */
-const background = (sql: string) => /leases|event_sequences|`?sequence`? is null|^SET TRANSACTION|webhook_/.test(sql);
+const background = (sql: string) =>
+  /leases|event_sequences|`?sequence`? is null|^SET TRANSACTION|webhook_/.test(sql);
 
 /** A statement as knex announces it; `pipelined` when it is held to go with the next one. */
 interface NotedQuery {
@@ -39,7 +40,11 @@ function requestStatements(sent: NotedQuery[]): string[] {
   const marked = sent.map((query) => {
     const ends = query.sql === 'COMMIT' || query.sql === 'ROLLBACK';
     const transaction = open.get(query.__knexUid);
-    const entry = { sql: query.sql, keep: !background(query.sql), pipelined: query.pipelined === true };
+    const entry = {
+      sql: query.sql,
+      keep: !background(query.sql),
+      pipelined: query.pipelined === true,
+    };
     // A transaction that began before noting did is the numbering's: what its connection ran up to its end too.
     if (ends && transaction === undefined) {
       entry.keep = false;
@@ -74,10 +79,24 @@ function packets(entries: Entry[]): string[] {
   return sent;
 }
 
-export async function serviceStatements(databaseUrl: string, fixture: Fixture): Promise<Record<string, string[]>> {
-  const service = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }));
+export async function serviceStatements(
+  databaseUrl: string,
+  fixture: Fixture,
+): Promise<Record<string, string[]>> {
+  const service = await startService(
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '0',
+    }),
+  );
   const call = ({ method, path, body }: ReturnType<Operation['next']>) =>
-    fetch(service.url + path, { method, body, headers: { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' } });
+    fetch(service.url + path, {
+      method,
+      body,
+      headers: { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' },
+    });
   const statements: Record<string, string[]> = {};
   try {
     // The key's first use records it (then once a minute, as under load): not part of what is compared.

@@ -15,11 +15,27 @@ const rounds = 3;
 async function timeStart(databaseFile: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn('npm', ['start'], { cwd: projectRoot, env: { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${databaseFile}`, LOG_LEVEL: 'silent' }, stdio: 'ignore', detached: true });
+  const child = spawn('npm', ['start'], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${databaseFile}`,
+      LOG_LEVEL: 'silent',
+    },
+    stdio: 'ignore',
+    detached: true,
+  });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
-      if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return performance.now() - started;
+      if (
+        await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return performance.now() - started;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   } finally {
@@ -31,7 +47,11 @@ async function timeStart(databaseFile: string): Promise<number> {
 
 function timeApikey(databaseFile: string): number {
   const started = performance.now();
-  const run = spawnSync('npm', ['run', '-s', 'apikey', '--', 'list'], { cwd: projectRoot, env: { ...process.env, DATABASE_URL: `sqlite:${databaseFile}` }, encoding: 'utf8' });
+  const run = spawnSync('npm', ['run', '-s', 'apikey', '--', 'list'], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: `sqlite:${databaseFile}` },
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(`apikey list failed: ${run.stderr}`);
   return performance.now() - started;
 }
@@ -50,8 +70,16 @@ async function main() {
     }
     const worst = (values: number[]) => Math.max(...values);
     console.log('\nStart-up (npm, build current, new SQLite file), worst of %d:', rounds);
-    console.log('  npm start to /readyz 200   %s ms (target 2000: %s)', worst(starts).toFixed(0), worst(starts) <= 2000 ? 'met' : 'NOT met');
-    console.log('  npm run -s apikey -- list  %s ms (target 1000: %s)', worst(apikeys).toFixed(0), worst(apikeys) <= 1000 ? 'met' : 'NOT met');
+    console.log(
+      '  npm start to /readyz 200   %s ms (target 2000: %s)',
+      worst(starts).toFixed(0),
+      worst(starts) <= 2000 ? 'met' : 'NOT met',
+    );
+    console.log(
+      '  npm run -s apikey -- list  %s ms (target 1000: %s)',
+      worst(apikeys).toFixed(0),
+      worst(apikeys) <= 1000 ? 'met' : 'NOT met',
+    );
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }

@@ -20,8 +20,14 @@ import { fmt, mark } from './report';
 const seconds = Number(process.env.BENCH_FANOUT_SECONDS ?? 60);
 const endpoints = 20;
 const writesPerSecond = 50;
-const serviceEnv = { RATE_LIMIT_PER_MINUTE: '0', AUTH_FAILURES_PER_MINUTE: '0', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const serviceEnv = {
+  RATE_LIMIT_PER_MINUTE: '0',
+  AUTH_FAILURES_PER_MINUTE: '0',
+  LOG_LEVEL: 'warn',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+};
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Takes every request and never answers it. */
@@ -47,20 +53,39 @@ export async function webhookFanout(mysqlUrl: string): Promise<void> {
   try {
     const { fixture, otherKey } = await withKnex(database.config, async (knex) => {
       const seeded = await seedFixture(knex, 1);
-      return { fixture: seeded, otherKey: (await issueApiKey(createRepositories(knex), 'bystander', ['read', 'write'])).key };
+      return {
+        fixture: seeded,
+        otherKey: (await issueApiKey(createRepositories(knex), 'bystander', ['read', 'write'])).key,
+      };
     });
-    const service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: (database.config as { url: string }).url });
+    const service = await startServerProcess(serviceArguments(), {
+      ...serviceEnv,
+      DATABASE_URL: (database.config as { url: string }).url,
+    });
     const call = async (key: string, method: string, path: string, body?: unknown) => {
-      const response = await fetch(service.url + path, { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: response.status, json: (await response.json().catch(() => undefined)) as any };
+      const response = await fetch(service.url + path, {
+        method,
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return {
+        status: response.status,
+        json: (await response.json().catch(() => undefined)) as any,
+      };
     };
     try {
       for (let i = 0; i < endpoints; i++) {
-        const registered = await call(fixture.key, 'POST', '/v1/webhook-endpoints', { url: `${receiver.url}/${i}` });
-        if (registered.status !== 201) throw new Error(`registering an endpoint answered ${registered.status}`);
+        const registered = await call(fixture.key, 'POST', '/v1/webhook-endpoints', {
+          url: `${receiver.url}/${i}`,
+        });
+        if (registered.status !== 201)
+          throw new Error(`registering an endpoint answered ${registered.status}`);
       }
-      const otherProject = (await call(otherKey, 'POST', '/v1/projects', { name: 'bystander' })).json.project_id as string;
-      const otherTask = (await call(otherKey, 'POST', '/v1/tasks', { project_id: otherProject, title: 'read me' })).json.task_id as string;
+      const otherProject = (await call(otherKey, 'POST', '/v1/projects', { name: 'bystander' }))
+        .json.project_id as string;
+      const otherTask = (
+        await call(otherKey, 'POST', '/v1/tasks', { project_id: otherProject, title: 'read me' })
+      ).json.task_id as string;
 
       let running = true;
       const failures = new Map<string, number>();
@@ -78,7 +103,11 @@ export async function webhookFanout(mysqlUrl: string): Promise<void> {
           if (due > performance.now()) await sleep(due - performance.now());
           const at = performance.now();
           writes.push(
-            call(fixture.key, 'POST', '/v1/tasks', { project_id: fixture.emptyProjectId, title: `fan-out ${i}`, description }).then(
+            call(fixture.key, 'POST', '/v1/tasks', {
+              project_id: fixture.emptyProjectId,
+              title: `fan-out ${i}`,
+              description,
+            }).then(
               (r) => {
                 writeTimes.push(performance.now() - at);
                 if (r.status !== 201) failed(`fan-out createTask ${r.status}`);
@@ -106,17 +135,25 @@ export async function webhookFanout(mysqlUrl: string): Promise<void> {
       const lags: number[] = [];
       const creator = (async () => {
         while (running) {
-          const r = await call(otherKey, 'POST', '/v1/tasks', { project_id: otherProject, title: 'followed' }).catch(() => undefined);
+          const r = await call(otherKey, 'POST', '/v1/tasks', {
+            project_id: otherProject,
+            title: 'followed',
+          }).catch(() => undefined);
           if (r?.status === 201) answeredAt.set(r.json.task_id, performance.now());
           else failed(`bystander createTask ${r?.status ?? 'no answer'}`);
           await sleep(100);
         }
       })();
       const follower = (async () => {
-        let cursor = (await call(otherKey, 'GET', '/v1/events?limit=100')).json.next_cursor as string;
+        let cursor = (await call(otherKey, 'GET', '/v1/events?limit=100')).json
+          .next_cursor as string;
         const early = new Map<string, number>();
         while (running) {
-          const r = await call(otherKey, 'GET', `/v1/events?limit=100&wait=5&cursor=${cursor}`).catch(() => undefined);
+          const r = await call(
+            otherKey,
+            'GET',
+            `/v1/events?limit=100&wait=5&cursor=${cursor}`,
+          ).catch(() => undefined);
           if (r?.status !== 200) {
             failed(`bystander feed ${r?.status ?? 'no answer'}`);
             await sleep(100);
@@ -124,7 +161,8 @@ export async function webhookFanout(mysqlUrl: string): Promise<void> {
           }
           const now = performance.now();
           cursor = r.json.next_cursor;
-          for (const event of r.json.data) if (event.type === 'task.created') early.set(event.data.object.task_id, now);
+          for (const event of r.json.data)
+            if (event.type === 'task.created') early.set(event.data.object.task_id, now);
           // An event can reach the feed before its create's answer reaches the client: a lag of 0.
           for (const [taskId, seenAt] of early) {
             const answered = answeredAt.get(taskId);
@@ -139,19 +177,32 @@ export async function webhookFanout(mysqlUrl: string): Promise<void> {
       running = false;
       await Promise.all([reader, creator, follower]);
       await Promise.allSettled(writes);
-      const alive = await fetch(`${service.url}/healthz`).then((r) => r.ok, () => false);
+      const alive = await fetch(`${service.url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       const rss = service.peakRssMb();
       reads.sort((a, b) => a - b);
       writeTimes.sort((a, b) => a - b);
       lags.sort((a, b) => a - b);
       const readP99 = percentile(reads, 99);
       const lagP99 = percentile(lags, 99);
-      console.log(`\n## One tenant with ${endpoints} endpoints at a receiver that never answers, writing ${writesPerSecond} tasks of 10 KB a second for ${seconds} s; another tenant reads and follows its feed\n`);
-      console.log(`- the service stayed up: ${mark(alive)}; requests that failed: ${failures.size === 0 ? 'none' : [...failures].map(([what, n]) => `${what} × ${n}`).join(', ')}`);
+      console.log(
+        `\n## One tenant with ${endpoints} endpoints at a receiver that never answers, writing ${writesPerSecond} tasks of 10 KB a second for ${seconds} s; another tenant reads and follows its feed\n`,
+      );
+      console.log(
+        `- the service stayed up: ${mark(alive)}; requests that failed: ${failures.size === 0 ? 'none' : [...failures].map(([what, n]) => `${what} × ${n}`).join(', ')}`,
+      );
       console.log(`- service peak RSS ${fmt(rss)} MB (< 250: ${mark(rss < 250)})`);
-      console.log(`- the writing tenant's createTask: ${writeTimes.length} answered, p50 ${fmt(percentile(writeTimes, 50), 1)} ms, p99 ${fmt(percentile(writeTimes, 99), 1)} ms`);
-      console.log(`- the other tenant's getTask: ${reads.length} reads, p50 ${fmt(percentile(reads, 50), 1)} ms, p99 ${fmt(readP99, 1)} ms (< 50: ${mark(readP99 < 50)})`);
-      console.log(`- the other tenant's feed lag: ${lags.length} events, p50 ${fmt(percentile(lags, 50))} ms, p99 ${fmt(lagP99)} ms (< 250: ${mark(lagP99 < 250)})`);
+      console.log(
+        `- the writing tenant's createTask: ${writeTimes.length} answered, p50 ${fmt(percentile(writeTimes, 50), 1)} ms, p99 ${fmt(percentile(writeTimes, 99), 1)} ms`,
+      );
+      console.log(
+        `- the other tenant's getTask: ${reads.length} reads, p50 ${fmt(percentile(reads, 50), 1)} ms, p99 ${fmt(readP99, 1)} ms (< 50: ${mark(readP99 < 50)})`,
+      );
+      console.log(
+        `- the other tenant's feed lag: ${lags.length} events, p50 ${fmt(percentile(lags, 50))} ms, p99 ${fmt(lagP99)} ms (< 250: ${mark(lagP99 < 250)})`,
+      );
       console.log(`- the receiver was sent ${receiver.requests()} requests`);
     } finally {
       await service.stop();

@@ -21,9 +21,14 @@ const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const backlog = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 5000);
-const serviceEnv = { RATE_LIMIT_PER_MINUTE: '999999999', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+const serviceEnv = {
+  RATE_LIMIT_PER_MINUTE: '999999999',
+  LOG_LEVEL: 'warn',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+};
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
@@ -37,7 +42,9 @@ async function startReceiver() {
     req.on('end', () => {
       const now = performance.now();
       deliveries++;
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { object: { task_id?: string } } };
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        data: { object: { task_id?: string } };
+      };
       const taskId = event.data.object.task_id;
       if (taskId !== undefined && !arrivedAt.has(taskId)) arrivedAt.set(taskId, now);
       res.writeHead(204).end();
@@ -56,7 +63,12 @@ async function startReceiver() {
  * Creates tasks with `connections` writers for `ms`, as fast as the service answers or, given
  * `perSecond`, at that rate; when each create's 201 came, by task id.
  */
-async function createFor(url: string, fixture: Fixture, ms: number, perSecond?: number): Promise<Map<string, number>> {
+async function createFor(
+  url: string,
+  fixture: Fixture,
+  ms: number,
+  perSecond?: number,
+): Promise<Map<string, number>> {
   const headers = { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' };
   const body = JSON.stringify({ project_id: fixture.emptyProjectId, title: 'delivered' });
   const acknowledgedAt = new Map<string, number>();
@@ -67,7 +79,8 @@ async function createFor(url: string, fixture: Fixture, ms: number, perSecond?: 
     while (performance.now() < deadline) {
       if (perSecond !== undefined) {
         const due = started + (sent++ * 1000) / perSecond;
-        if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+        if (due > performance.now())
+          await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
         if (performance.now() >= deadline) return;
       }
       const response = await fetch(`${url}/v1/tasks`, { method: 'POST', headers, body });
@@ -80,14 +93,29 @@ async function createFor(url: string, fixture: Fixture, ms: number, perSecond?: 
 }
 
 /** Creates for `seconds` (at `perSecond`, or as fast as the service answers) and follows each create to its delivery. */
-async function deliveryDelays(url: string, fixture: Fixture, receiver: Receiver, perSecond?: number) {
+async function deliveryDelays(
+  url: string,
+  fixture: Fixture,
+  receiver: Receiver,
+  perSecond?: number,
+) {
   const writesStarted = performance.now();
   const acknowledgedAt = await createFor(url, fixture, seconds * 1000, perSecond);
   const writesEnded = performance.now();
-  const deliveredDuring = [...acknowledgedAt.keys()].filter((taskId) => (receiver.arrivedAt.get(taskId) ?? Infinity) <= writesEnded).length;
-  const keptUp = await until(() => [...acknowledgedAt.keys()].every((taskId) => receiver.arrivedAt.has(taskId)), 30_000);
-  const lastAfterMs = Math.max(...[...acknowledgedAt.keys()].map((taskId) => receiver.arrivedAt.get(taskId) ?? Infinity)) - writesEnded;
-  const delays = [...acknowledgedAt].map(([taskId, at]) => (receiver.arrivedAt.get(taskId) ?? Infinity) - at).sort((x, y) => x - y);
+  const deliveredDuring = [...acknowledgedAt.keys()].filter(
+    (taskId) => (receiver.arrivedAt.get(taskId) ?? Infinity) <= writesEnded,
+  ).length;
+  const keptUp = await until(
+    () => [...acknowledgedAt.keys()].every((taskId) => receiver.arrivedAt.has(taskId)),
+    30_000,
+  );
+  const lastAfterMs =
+    Math.max(
+      ...[...acknowledgedAt.keys()].map((taskId) => receiver.arrivedAt.get(taskId) ?? Infinity),
+    ) - writesEnded;
+  const delays = [...acknowledgedAt]
+    .map(([taskId, at]) => (receiver.arrivedAt.get(taskId) ?? Infinity) - at)
+    .sort((x, y) => x - y);
   return {
     rate: acknowledgedAt.size / ((writesEnded - writesStarted) / 1000),
     deliveredRate: deliveredDuring / ((writesEnded - writesStarted) / 1000),
@@ -99,7 +127,8 @@ async function deliveryDelays(url: string, fixture: Fixture, receiver: Receiver,
 
 async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
-  while (!done() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (!done() && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   return done();
 }
 
@@ -109,9 +138,17 @@ async function webhooksBench(): Promise<void> {
   let service: ServerProcess | undefined;
   try {
     const fixture = await withKnex(database.config, (knex) => seedFixture(knex, 10));
-    service = await startServerProcess(serviceArguments(), { ...serviceEnv, DATABASE_URL: (database.config as { url: string }).url });
+    service = await startServerProcess(serviceArguments(), {
+      ...serviceEnv,
+      DATABASE_URL: (database.config as { url: string }).url,
+    });
     const headers = { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' };
-    const call = (method: string, path: string, body?: unknown) => fetch(`${service!.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${service!.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
 
     console.log('\n## MariaDB: webhooks (one endpoint, a local receiver answering 204 at once)\n');
     await createFor(service.url, fixture, 2000);
@@ -120,25 +157,40 @@ async function webhooksBench(): Promise<void> {
     const createCpuUs = ((service.cpuSeconds() - cpuBefore) * 1e6) / created;
     const without = created / seconds;
 
-    const endpoint = (await (await call('POST', '/v1/webhook-endpoints', { url: receiver.url })).json()) as { webhook_endpoint_id: string };
+    const endpoint = (await (
+      await call('POST', '/v1/webhook-endpoints', { url: receiver.url })
+    ).json()) as { webhook_endpoint_id: string };
     const peak = await deliveryDelays(service.url, fixture, receiver);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const half = await deliveryDelays(service.url, fixture, receiver, peak.rate / 2);
-    console.log(`Creates without an endpoint: ${fmt(without)}/s; with one, at the peak: ${fmt(peak.rate)}/s (kept ${fmt(peak.rate / without, 2)}).\n`);
-    console.log('| create rate | deliveries/s while writing | last delivery after the writers stopped | delay from 2xx to delivery, p50 | p99 (< 1000 ms) |');
+    console.log(
+      `Creates without an endpoint: ${fmt(without)}/s; with one, at the peak: ${fmt(peak.rate)}/s (kept ${fmt(peak.rate / without, 2)}).\n`,
+    );
+    console.log(
+      '| create rate | deliveries/s while writing | last delivery after the writers stopped | delay from 2xx to delivery, p50 | p99 (< 1000 ms) |',
+    );
     console.log('|---|---:|---:|---:|---:|');
     for (const [name, run] of [
       [`peak, ${fmt(peak.rate)}/s`, peak],
       [`half that, ${fmt(half.rate)}/s`, half],
     ] as const) {
-      console.log(`| ${name} | ${fmt(run.deliveredRate)} | ${run.lastAfter} | ${fmt(run.p50, 1)} ms | ${fmt(run.p99, 1)} ms ${mark(run.p99 < 1000)} |`);
+      console.log(
+        `| ${name} | ${fmt(run.deliveredRate)} | ${run.lastAfter} | ${fmt(run.p50, 1)} ms | ${fmt(run.p99, 1)} ms ${mark(run.p99 < 1000)} |`,
+      );
     }
 
     // Deliveries per second from a backlog: attempts of kept events planned straight into the
     // database while the endpoint is disabled (a disabled endpoint is planned nothing), then enabled.
-    await call('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { enabled: false });
+    await call('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, {
+      enabled: false,
+    });
     const planned = await withKnex(database.config, async (knex) => {
-      const eventIds: string[] = await knex('events').where('type', 'task.created').modify(numbered).orderBy('sequence').limit(backlog).pluck('event_id');
+      const eventIds: string[] = await knex('events')
+        .where('type', 'task.created')
+        .modify(numbered)
+        .orderBy('sequence')
+        .limit(backlog)
+        .pluck('event_id');
       const now = nowForDb();
       const rows = eventIds.map((eventId) => ({
         delivery_id: uuidv7(),
@@ -159,7 +211,8 @@ async function webhooksBench(): Promise<void> {
     await call('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { enabled: true });
     const drained = await until(() => receiver.deliveries() - before >= planned, 120_000);
     const tookMs = performance.now() - enabledAt;
-    const deliveryCpuUs = ((service.cpuSeconds() - deliveryCpuBefore) * 1e6) / (receiver.deliveries() - before);
+    const deliveryCpuUs =
+      ((service.cpuSeconds() - deliveryCpuBefore) * 1e6) / (receiver.deliveries() - before);
     console.log(
       `\nFrom a backlog of ${planned} planned attempts: ${fmt((receiver.deliveries() - before) / (tookMs / 1000))} deliveries/s ` +
         `(${drained ? `all in ${fmt(tookMs / 1000, 1)} s` : '**not all within 120 s**'}; at most 10 in flight to the endpoint). ` +

@@ -25,7 +25,12 @@ function apikey(...args: string[]) {
     env: { ...process.env, DATABASE_URL: databaseUrl(database.config) },
     encoding: 'utf8',
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, lastLine: result.stdout.trimEnd().split('\n').pop()! };
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    lastLine: result.stdout.trimEnd().split('\n').pop()!,
+  };
 }
 
 function call(key: string, method: string, body?: unknown) {
@@ -37,7 +42,8 @@ function call(key: string, method: string, body?: unknown) {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(entryPoint)) throw new Error(`${entryPoint} is missing: run npm run build (the test command does)`);
+  if (!fs.existsSync(entryPoint))
+    throw new Error(`${entryPoint} is missing: run npm run build (the test command does)`);
   database = await createTestDatabase();
   service = await startService(testConfig(database.config));
 });
@@ -65,7 +71,11 @@ it('gives a read-only key with --scopes read', async () => {
 
 it('lists keys without ever showing one, with their last use, and revokes a key by its id', async () => {
   const key = apikey('create', '--tenant', 'globex').lastLine;
-  const row = (listing: string) => listing.split('\n').find((l) => l.includes('\tglobex\t'))!.split('\t');
+  const row = (listing: string) =>
+    listing
+      .split('\n')
+      .find((l) => l.includes('\tglobex\t'))!
+      .split('\t');
   const listed = apikey('list');
   expect(listed.status).toBe(0);
   expect(listed.stdout).not.toContain(key);
@@ -88,10 +98,15 @@ it('makes a key that expires: it works until then, and is refused after', async 
   expect(created.stdout).toMatch(/expiring \d{4}-/);
   const key = created.lastLine;
   expect((await call(key, 'GET')).status).toBe(200);
-  const line = apikey('list').stdout.split('\n').find((l) => l.includes('\tinitech\t'))!;
+  const line = apikey('list')
+    .stdout.split('\n')
+    .find((l) => l.includes('\tinitech\t'))!;
   expect(line).toMatch(/\tactive until \d{4}-/);
   // Move the expiry into the past, as time would.
-  await service.knex('api_keys').where('key_id', line.split('\t')[0]).update({ expires_at: '2000-01-01 00:00:00.000' });
+  await service
+    .knex('api_keys')
+    .where('key_id', line.split('\t')[0])
+    .update({ expires_at: '2000-01-01 00:00:00.000' });
   expect((await call(key, 'GET')).status).toBe(401);
   expect(apikey('list').stdout).toMatch(/\tinitech\t.*\texpired 2000-01-01T00:00:00\.000Z/);
 });

@@ -32,11 +32,22 @@ afterAll(async () => {
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
-const env = () => ({ ...process.env, TASK_TRACKER_URL: api.baseUrl, TASK_TRACKER_API_KEY: key, TASK_TRACKER_LISTEN_STATE: path.join(folder, 'listen.json') });
+const env = () => ({
+  ...process.env,
+  TASK_TRACKER_URL: api.baseUrl,
+  TASK_TRACKER_API_KEY: key,
+  TASK_TRACKER_LISTEN_STATE: path.join(folder, 'listen.json'),
+});
 
 /** Starts a listener; resolves with it and the secret it printed. */
-async function listen(extra: string[] = []): Promise<{ child: ChildProcess; secret: string; lines: string[] }> {
-  const child = spawn(process.execPath, [entryPoint, 'listen', '--forward-to', `${receiver.origin}/hook`, ...extra], { env: env(), stdio: ['ignore', 'pipe', 'inherit'] });
+async function listen(
+  extra: string[] = [],
+): Promise<{ child: ChildProcess; secret: string; lines: string[] }> {
+  const child = spawn(
+    process.execPath,
+    [entryPoint, 'listen', '--forward-to', `${receiver.origin}/hook`, ...extra],
+    { env: env(), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines: string[] = [];
   const secret = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -51,9 +62,16 @@ async function listen(extra: string[] = []): Promise<{ child: ChildProcess; secr
 
 /** Runs the CLI to its end without blocking this process, which serves the API it calls. */
 const runCli = (args: string[], environment: NodeJS.ProcessEnv) =>
-  promisify(execFile)(process.execPath, [entryPoint, ...args], { env: environment, encoding: 'utf8' }).then(
+  promisify(execFile)(process.execPath, [entryPoint, ...args], {
+    env: environment,
+    encoding: 'utf8',
+  }).then(
     ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ status: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      status: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   );
 
 const kill = (child: ChildProcess, signal: NodeJS.Signals) =>
@@ -66,12 +84,14 @@ it('forwards every event once, in order, verifiable with the printed secret, and
   const client = api.client(key);
   const { data: project } = await client.POST('/v1/projects', { body: { name: 'listened' } });
   const first = await listen(['--from', 'oldest']);
-  for (let i = 0; i < 24; i++) await client.POST('/v1/tasks', { body: { project_id: project!.project_id, title: `t${i}` } });
+  for (let i = 0; i < 24; i++)
+    await client.POST('/v1/tasks', { body: { project_id: project!.project_id, title: `t${i}` } });
   await receiver.waitFor(25, { timeoutMs: 20_000 });
   // Let it store the cursor after the last one, as it does right after each answer.
   await new Promise((resolve) => setTimeout(resolve, 500));
   await kill(first.child, 'SIGKILL');
-  for (let i = 24; i < 49; i++) await client.POST('/v1/tasks', { body: { project_id: project!.project_id, title: `t${i}` } });
+  for (let i = 24; i < 49; i++)
+    await client.POST('/v1/tasks', { body: { project_id: project!.project_id, title: `t${i}` } });
   const second = await listen();
   try {
     expect(second.secret).toBe(first.secret);
@@ -79,22 +99,42 @@ it('forwards every event once, in order, verifiable with the printed secret, and
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received).toHaveLength(50);
     const verifier = new Webhook(first.secret);
-    const events = received.map((delivery) => verifier.verify(delivery.body, delivery.headers as Record<string, string>) as { sequence: number; event_id: string });
-    expect(events.map((event) => event.sequence)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-    expect(received.map((delivery) => delivery.headers['webhook-id'])).toEqual(events.map((event) => event.event_id));
+    const events = received.map(
+      (delivery) =>
+        verifier.verify(delivery.body, delivery.headers as Record<string, string>) as {
+          sequence: number;
+          event_id: string;
+        },
+    );
+    expect(events.map((event) => event.sequence)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i + 1),
+    );
+    expect(received.map((delivery) => delivery.headers['webhook-id'])).toEqual(
+      events.map((event) => event.event_id),
+    );
     expect(second.lines.some((line) => /task\.created\s+#50\s+204/.test(line))).toBe(true);
   } finally {
     await kill(second.child, 'SIGTERM');
   }
 }, 60_000);
 
-it.each(['project.updated', 'task.updated', 'task.deleted'])('trigger %s makes a change of that type', async (type) => {
-  const run = await runCli(['trigger', type], env());
-  expect(run.status).toBe(0);
-  const { data } = await api.client(key).GET('/v1/events', { params: { query: { limit: 200, type: [type as 'task.updated'] } } });
-  const object = data!.data[data!.data.length - 1].data.object as { task_id?: string; project_id: string };
-  expect(run.stdout.trim()).toBe(`${type}: ${type.startsWith('task') ? `task ${object.task_id}` : `project ${object.project_id}`}`);
-});
+it.each(['project.updated', 'task.updated', 'task.deleted'])(
+  'trigger %s makes a change of that type',
+  async (type) => {
+    const run = await runCli(['trigger', type], env());
+    expect(run.status).toBe(0);
+    const { data } = await api
+      .client(key)
+      .GET('/v1/events', { params: { query: { limit: 200, type: [type as 'task.updated'] } } });
+    const object = data!.data[data!.data.length - 1].data.object as {
+      task_id?: string;
+      project_id: string;
+    };
+    expect(run.stdout.trim()).toBe(
+      `${type}: ${type.startsWith('task') ? `task ${object.task_id}` : `project ${object.project_id}`}`,
+    );
+  },
+);
 
 it('says how to use it when a key or a target is missing', async () => {
   const run = await runCli(['listen'], { ...env(), TASK_TRACKER_API_KEY: '' });

@@ -24,13 +24,17 @@ async function start(database: string, options: { onTerminal?: boolean } = {}) {
   const env = { ...process.env, DATABASE_URL: `sqlite:${database}`, PORT: '0' };
   // script's own stderr only says that it stops; the service's goes through the terminal.
   const child = options.onTerminal
-    ? spawn('script', ['-qec', `'${process.execPath}' '${entryPoint}'`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'ignore'] })
+    ? spawn('script', ['-qec', `'${process.execPath}' '${entryPoint}'`, '/dev/null'], {
+        env,
+        stdio: ['pipe', 'pipe', 'ignore'],
+      })
     : spawn(process.execPath, [entryPoint], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line.trim());
-      if (line.trim().startsWith('{') && JSON.parse(line).msg === 'task-tracker serving') resolve(JSON.parse(line).url);
+      if (line.trim().startsWith('{') && JSON.parse(line).msg === 'task-tracker serving')
+        resolve(JSON.parse(line).url);
     });
     child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
   });

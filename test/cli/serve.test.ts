@@ -14,10 +14,15 @@ const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-serve-'));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
 function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, [entryPoint], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entryPoint], {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise<{ code: number | null; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+  return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, stderr })),
+  );
 }
 
 test('a port already in use is one clear line naming PORT', async () => {
@@ -25,9 +30,14 @@ test('a port already in use is one clear line naming PORT', async () => {
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const { port } = holder.address() as net.AddressInfo;
   try {
-    const { code, stderr } = await run({ PORT: String(port), DATABASE_URL: `sqlite:${path.join(folder, 'in-use.sqlite')}` });
+    const { code, stderr } = await run({
+      PORT: String(port),
+      DATABASE_URL: `sqlite:${path.join(folder, 'in-use.sqlite')}`,
+    });
     expect(code).toBe(1);
-    expect(stderr.trim().split('\n')).toEqual([`cannot listen on 127.0.0.1:${port}: the port is in use (set PORT to another port, or stop what holds it)`]);
+    expect(stderr.trim().split('\n')).toEqual([
+      `cannot listen on 127.0.0.1:${port}: the port is in use (set PORT to another port, or stop what holds it)`,
+    ]);
   } finally {
     holder.close();
   }

@@ -18,7 +18,12 @@ beforeAll(async () => {
   database = await OwnMariaDb.create();
   service = await startService(testConfig({ client: 'mysql', url: database.url }));
   const key = (await issueApiKey(createRepositories(service.knex), 'acme', ['read', 'write'])).key;
-  client = createClient({ baseUrl: service.url, apiKey: key, maxRetries: 12, retry: { baseDelayMs: 200, maxDelayMs: 1500 } });
+  client = createClient({
+    baseUrl: service.url,
+    apiKey: key,
+    maxRetries: 12,
+    retry: { baseDelayMs: 200, maxDelayMs: 1500 },
+  });
 }, 120_000);
 afterAll(async () => {
   await service?.stop();
@@ -40,7 +45,10 @@ it('retries through 503s while the database is down, then succeeds, creating onc
     },
   });
   await database.crash();
-  const created = counting.tasks.create({ project_id: project.project_id, title: 'made during the outage' });
+  const created = counting.tasks.create({
+    project_id: project.project_id,
+    title: 'made during the outage',
+  });
   const read = counting.projects.get(project.project_id);
   await new Promise((resolve) => setTimeout(resolve, 2000));
   await database.start();

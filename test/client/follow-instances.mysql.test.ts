@@ -17,7 +17,10 @@ let projectId: string;
 beforeAll(async () => {
   database = await createTestDatabase();
   ({ key, projectId } = await seedTenant(database.config));
-  instances = [await startService(testConfig(database.config)), await startService(testConfig(database.config))];
+  instances = [
+    await startService(testConfig(database.config)),
+    await startService(testConfig(database.config)),
+  ];
 }, 60_000);
 afterAll(async () => {
   for (const instance of instances ?? []) await instance.stop();
@@ -27,7 +30,11 @@ afterAll(async () => {
 it('yields every event of 200 writers on two instances once, in order, across a stop and resume', async () => {
   const writers = instances.map((instance) => createClient({ baseUrl: instance.url, apiKey: key }));
   const follower = createClient({ baseUrl: instances[0].url, apiKey: key });
-  const writes = Promise.all(Array.from({ length: 200 }, (_, i) => writers[i % 2].tasks.create({ project_id: projectId, title: `w${i}` })));
+  const writes = Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      writers[i % 2].tasks.create({ project_id: projectId, title: `w${i}` }),
+    ),
+  );
   const seen: FollowedEvent[] = [];
   let cursor = 'oldest';
   const deadline = Date.now() + 30_000;
@@ -36,7 +43,11 @@ it('yields every event of 200 writers on two instances once, in order, across a 
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), 3000);
     let taken = 0;
-    for await (const event of follower.events.follow({ from: cursor, waitSeconds: 2, signal: stop.signal })) {
+    for await (const event of follower.events.follow({
+      from: cursor,
+      waitSeconds: 2,
+      signal: stop.signal,
+    })) {
       seen.push(event);
       cursor = event.cursor;
       if (++taken === 37) break;

@@ -3,7 +3,13 @@
  * while writers run; a consumer stopped at any point and resumed from its stored cursor misses
  * nothing and repeats nothing; filters; a long poll that waits rather than spins.
  */
-import { createClient, CursorExpiredError, cursorAfter, type FollowedEvent, type TaskTrackerClient } from '../../clients/typescript/src';
+import {
+  createClient,
+  CursorExpiredError,
+  cursorAfter,
+  type FollowedEvent,
+  type TaskTrackerClient,
+} from '../../clients/typescript/src';
 import { startTestService, type TestService } from '../support/test-service';
 import { encodeEventCursor } from '../../src/db/events-repository';
 
@@ -17,12 +23,20 @@ beforeAll(async () => {
 afterAll(() => api.stop());
 
 /** Takes events from the follower until `count` have come (or `timeoutMs` passes), then stops it. */
-async function take(options: Parameters<TaskTrackerClient['events']['follow']>[0], count: number, timeoutMs = 20_000): Promise<FollowedEvent[]> {
+async function take(
+  options: Parameters<TaskTrackerClient['events']['follow']>[0],
+  count: number,
+  timeoutMs = 20_000,
+): Promise<FollowedEvent[]> {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), timeoutMs);
   const taken: FollowedEvent[] = [];
   try {
-    for await (const event of client.events.follow({ waitSeconds: 2, ...options, signal: stop.signal })) {
+    for await (const event of client.events.follow({
+      waitSeconds: 2,
+      ...options,
+      signal: stop.signal,
+    })) {
       taken.push(event);
       if (taken.length >= count) break;
     }
@@ -34,11 +48,15 @@ async function take(options: Parameters<TaskTrackerClient['events']['follow']>[0
 
 it('yields every event once, in sequence order, while writers run, each with the cursor after it', async () => {
   const project = await client.projects.create({ name: 'followed' });
-  const writers = Array.from({ length: 100 }, (_, i) => client.tasks.create({ project_id: project.project_id, title: `t${i}` }));
+  const writers = Array.from({ length: 100 }, (_, i) =>
+    client.tasks.create({ project_id: project.project_id, title: `t${i}` }),
+  );
   const followed = take({ from: 'oldest' }, 101);
   await Promise.all(writers);
   const events = await followed;
-  expect(events.map((event) => event.sequence)).toEqual(Array.from({ length: 101 }, (_, i) => i + 1));
+  expect(events.map((event) => event.sequence)).toEqual(
+    Array.from({ length: 101 }, (_, i) => i + 1),
+  );
   for (const event of events) expect(event.cursor).toBe(cursorAfter(event.sequence));
   // The kit's cursor is the service's: the page after the last event starts where the kit says.
   const page = await client.events.page({ cursor: events[49].cursor, limit: 1 });
@@ -46,8 +64,15 @@ it('yields every event once, in sequence order, while writers run, each with the
 });
 
 it('writes a cursor as the service does, for numbers of every length', () => {
-  const random = Array.from({ length: 20_000 }, () => Math.floor(Math.random() * 10 ** (1 + Math.floor(Math.random() * 15))));
-  const sequences = [...Array.from({ length: 5000 }, (_, i) => i), ...random, 2 ** 31 - 1, Number.MAX_SAFE_INTEGER];
+  const random = Array.from({ length: 20_000 }, () =>
+    Math.floor(Math.random() * 10 ** (1 + Math.floor(Math.random() * 15))),
+  );
+  const sequences = [
+    ...Array.from({ length: 5000 }, (_, i) => i),
+    ...random,
+    2 ** 31 - 1,
+    Number.MAX_SAFE_INTEGER,
+  ];
   const differing = sequences.filter((n) => cursorAfter(n) !== encodeEventCursor(n));
   expect(differing).toEqual([]);
 });
@@ -86,10 +111,14 @@ it('waits for the next event rather than ending at the head, and narrows by type
 it("follows from 'latest': only what happens from then on", async () => {
   const project = await client.projects.create({ name: 'from now on' });
   // Its event numbered first: 'latest' is the position after the newest numbered event.
-  while ((await client.events.page({ project_id: project.project_id })).data.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  while ((await client.events.page({ project_id: project.project_id })).data.length === 0)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   const following = take({ from: 'latest' }, 1);
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const task = await client.tasks.create({ project_id: project.project_id, title: 'the first new one' });
+  const task = await client.tasks.create({
+    project_id: project.project_id,
+    title: 'the first new one',
+  });
   const [event] = await following;
   expect(event.type).toBe('task.created');
   if (event.type === 'task.created') expect(event.data.object.task_id).toBe(task.task_id);

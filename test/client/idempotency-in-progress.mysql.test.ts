@@ -14,7 +14,10 @@ let tenantId: string;
 beforeAll(async () => {
   api = await startTestService();
   key = await api.createKey('acme');
-  ({ tenant_id: tenantId } = await api.service.knex('tenants').first('tenant_id').where('name', 'acme'));
+  ({ tenant_id: tenantId } = await api.service
+    .knex('tenants')
+    .first('tenant_id')
+    .where('name', 'acme'));
 });
 afterAll(() => api.stop());
 
@@ -39,5 +42,7 @@ it('retries a create answered 409 in progress with the same key, and succeeds on
   const project = await created;
   expect(statuses[0]).toBe(409);
   expect(statuses[statuses.length - 1]).toBe(201);
-  expect((await api.service.knex('projects').where('name', 'held').pluck('project_id'))).toEqual([project.project_id]);
+  expect(await api.service.knex('projects').where('name', 'held').pluck('project_id')).toEqual([
+    project.project_id,
+  ]);
 }, 30_000);

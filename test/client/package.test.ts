@@ -15,10 +15,13 @@ const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-client-package-'));
 const app = path.join(folder, 'app');
 let tarball: string;
 const bin = (name: string) => path.join(projectRoot, 'node_modules', '.bin', name);
-const run = (command: string, args: string[], cwd: string) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (command: string, args: string[], cwd: string) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 beforeAll(() => {
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', folder], packageDir));
+  const packed = JSON.parse(
+    run('npm', ['pack', '--json', '--pack-destination', folder], packageDir),
+  );
   tarball = path.join(folder, packed[0].filename);
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
@@ -28,7 +31,9 @@ afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
 it("carries the document's version", () => {
   const document = YAML.parse(fs.readFileSync(openapiDocumentPath, 'utf8'));
-  expect(JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version).toBe(document.info.version);
+  expect(JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version).toBe(
+    document.info.version,
+  );
 });
 
 const usage = (load: string) => `${load}
@@ -41,12 +46,22 @@ console.log(JSON.stringify([typeof client.tasks.list, webhooks.verifyWebhook(sig
 const expected = JSON.stringify(['function', 'project.created', false]);
 
 it('works from CommonJS', () => {
-  fs.writeFileSync(path.join(app, 'use.cjs'), usage("const kit = require('@task-tracker/client'); const webhooks = require('@task-tracker/client/webhooks');"));
+  fs.writeFileSync(
+    path.join(app, 'use.cjs'),
+    usage(
+      "const kit = require('@task-tracker/client'); const webhooks = require('@task-tracker/client/webhooks');",
+    ),
+  );
   expect(run(process.execPath, ['use.cjs'], app).trim()).toBe(expected);
 });
 
 it('works from ESM', () => {
-  fs.writeFileSync(path.join(app, 'use.mjs'), usage("import * as kit from '@task-tracker/client'; import * as webhooks from '@task-tracker/client/webhooks';"));
+  fs.writeFileSync(
+    path.join(app, 'use.mjs'),
+    usage(
+      "import * as kit from '@task-tracker/client'; import * as webhooks from '@task-tracker/client/webhooks';",
+    ),
+  );
   expect(run(process.execPath, ['use.mjs'], app).trim()).toBe(expected);
 });
 
@@ -70,7 +85,21 @@ export async function use(headers: Record<string, string | string[] | undefined>
 }
 `,
   );
-  fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, types: ['node'], typeRoots: [path.join(projectRoot, 'node_modules', '@types')] }, files: ['use.ts'] }));
+  fs.writeFileSync(
+    path.join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'ES2022',
+        strict: true,
+        noEmit: true,
+        types: ['node'],
+        typeRoots: [path.join(projectRoot, 'node_modules', '@types')],
+      },
+      files: ['use.ts'],
+    }),
+  );
   const compiled = (() => {
     try {
       return run(bin('tsc'), ['-p', 'tsconfig.json'], app);

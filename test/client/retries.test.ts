@@ -14,7 +14,12 @@ let key: string;
 let projectId: string;
 
 const kit = (options: { maxRetries?: number; timeoutMs?: number } = {}) =>
-  createClient({ baseUrl: proxy.url, apiKey: key, retry: { baseDelayMs: 20, maxDelayMs: 100 }, ...options });
+  createClient({
+    baseUrl: proxy.url,
+    apiKey: key,
+    retry: { baseDelayMs: 20, maxDelayMs: 100 },
+    ...options,
+  });
 
 beforeAll(async () => {
   api = await startTestService();
@@ -28,14 +33,19 @@ afterAll(async () => {
 });
 afterEach(() => proxy.interfere(() => undefined));
 
-const tasksOfProject = async () => (await kit().tasks.list(projectId).toArray({ max: 1000 })).map((task) => task.task_id);
+const tasksOfProject = async () =>
+  (await kit().tasks.list(projectId).toArray({ max: 1000 })).map((task) => task.task_id);
 
 it('retries a create whose answer was lost with the same Idempotency-Key: one task, the first answer', async () => {
   const before = await tasksOfProject();
   let lost = 0;
-  proxy.interfere((request) => (request.method === 'POST' && request.path === '/v1/tasks' && lost++ < 2 ? 'lose' : undefined));
+  proxy.interfere((request) =>
+    request.method === 'POST' && request.path === '/v1/tasks' && lost++ < 2 ? 'lose' : undefined,
+  );
   const task = await kit().tasks.create({ project_id: projectId, title: 'sent three times' });
-  const posts = proxy.seen.filter((request) => request.method === 'POST' && request.path === '/v1/tasks').slice(-3);
+  const posts = proxy.seen
+    .filter((request) => request.method === 'POST' && request.path === '/v1/tasks')
+    .slice(-3);
   expect(posts).toHaveLength(3);
   const keys = new Set(posts.map((request) => request.headers['idempotency-key']));
   expect(keys.size).toBe(1);
@@ -46,19 +56,29 @@ it('retries a create whose answer was lost with the same Idempotency-Key: one ta
 
 it("keeps the caller's own Idempotency-Key on every attempt", async () => {
   let lost = false;
-  proxy.interfere((request) => (request.method === 'POST' && !lost ? ((lost = true), 'lose') : undefined));
+  proxy.interfere((request) =>
+    request.method === 'POST' && !lost ? ((lost = true), 'lose') : undefined,
+  );
   const first = await kit().projects.create({ name: 'keyed' }, { idempotencyKey: 'caller-key-1' });
   const again = await kit().projects.create({ name: 'keyed' }, { idempotencyKey: 'caller-key-1' });
   expect(again).toEqual(first);
-  expect(proxy.seen.filter((request) => request.headers['idempotency-key'] === 'caller-key-1')).toHaveLength(3);
+  expect(
+    proxy.seen.filter((request) => request.headers['idempotency-key'] === 'caller-key-1'),
+  ).toHaveLength(3);
 });
 
 it('reports a DELETE whose answer was lost as done when the retry finds it gone', async () => {
   const task = await kit().tasks.create({ project_id: projectId, title: 'to delete' });
   let lost = false;
-  proxy.interfere((request) => (request.method === 'DELETE' && !lost ? ((lost = true), 'lose') : undefined));
+  proxy.interfere((request) =>
+    request.method === 'DELETE' && !lost ? ((lost = true), 'lose') : undefined,
+  );
   await expect(kit().tasks.delete(task.task_id)).resolves.toBeUndefined();
-  expect(proxy.seen.filter((request) => request.method === 'DELETE' && request.path === `/v1/tasks/${task.task_id}`)).toHaveLength(2);
+  expect(
+    proxy.seen.filter(
+      (request) => request.method === 'DELETE' && request.path === `/v1/tasks/${task.task_id}`,
+    ),
+  ).toHaveLength(2);
   // Without a lost answer first, a 404 stays a 404.
   await expect(kit().tasks.delete(task.task_id)).rejects.toThrow(ProblemError);
 });
@@ -71,13 +91,21 @@ it('never sends a PATCH twice without If-Match, and retries one with it', async 
   await expect(kit().tasks.update(task.task_id, { status: 'done' })).rejects.toThrow();
   expect(patches() - before).toBe(1);
 
-  const current = await api.client(key).GET('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } } });
+  const current = await api
+    .client(key)
+    .GET('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } } });
   let lost = false;
-  proxy.interfere((request) => (request.method === 'PATCH' && !lost ? ((lost = true), 'lose') : undefined));
+  proxy.interfere((request) =>
+    request.method === 'PATCH' && !lost ? ((lost = true), 'lose') : undefined,
+  );
   const second = patches();
   // The lost PATCH was made: its retry with the old ETag is refused, which says so.
   const retried = await kit()
-    .tasks.update(task.task_id, { status: 'in_progress' }, { ifMatch: current.response.headers.get('etag')! })
+    .tasks.update(
+      task.task_id,
+      { status: 'in_progress' },
+      { ifMatch: current.response.headers.get('etag')! },
+    )
     .catch((error: unknown) => error);
   expect(patches() - second).toBe(2);
   expect(isProblem(retried, 'precondition-failed')).toBe(true);
@@ -88,7 +116,16 @@ it("waits for a 429's Retry-After, then succeeds", async () => {
   let refused = 0;
   proxy.interfere((request) =>
     request.method === 'GET' && request.path.startsWith('/v1/projects/') && refused++ === 0
-      ? { status: 429, headers: { 'retry-after': '1' }, body: JSON.stringify({ type: '/problems/rate-limited', title: 'Too many requests', status: 429, detail: 'slow down' }) }
+      ? {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: JSON.stringify({
+            type: '/problems/rate-limited',
+            title: 'Too many requests',
+            status: 429,
+            detail: 'slow down',
+          }),
+        }
       : undefined,
   );
   const started = Date.now();
@@ -103,7 +140,10 @@ it('gives up after maxRetries with the last problem, its Retry-After and request
     const limitedKey = await limited.createKey('limited');
     const client = createClient({ baseUrl: limited.baseUrl, apiKey: limitedKey, maxRetries: 0 });
     await client.projects.list().toArray({ max: 1 });
-    const error = await client.projects.list().toArray({ max: 1 }).catch((e: unknown) => e);
+    const error = await client.projects
+      .list()
+      .toArray({ max: 1 })
+      .catch((e: unknown) => e);
     expect(isProblem(error, 'rate-limited')).toBe(true);
     const problem = error as ProblemError;
     expect(problem.status).toBe(429);
@@ -115,9 +155,24 @@ it('gives up after maxRetries with the last problem, its Retry-After and request
 });
 
 it('does not wait for a Retry-After longer than it will wait', async () => {
-  proxy.interfere((request) => (request.method === 'GET' ? { status: 503, headers: { 'retry-after': '3600' }, body: JSON.stringify({ type: '/problems/service-unavailable', title: 'Service unavailable', status: 503, detail: 'down' }) } : undefined));
+  proxy.interfere((request) =>
+    request.method === 'GET'
+      ? {
+          status: 503,
+          headers: { 'retry-after': '3600' },
+          body: JSON.stringify({
+            type: '/problems/service-unavailable',
+            title: 'Service unavailable',
+            status: 503,
+            detail: 'down',
+          }),
+        }
+      : undefined,
+  );
   const started = Date.now();
-  const error = await kit().projects.get(projectId).catch((e: unknown) => e);
+  const error = await kit()
+    .projects.get(projectId)
+    .catch((e: unknown) => e);
   expect(isProblem(error, 'service-unavailable')).toBe(true);
   expect(Date.now() - started).toBeLessThan(5000);
 });

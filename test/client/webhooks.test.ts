@@ -4,7 +4,11 @@
  * and a plain object; tampered bodies, stale timestamps and wrong secrets refused, each saying why.
  */
 import { createClient, type TaskTrackerClient } from '../../clients/typescript/src';
-import { signTestWebhook, verifyWebhook, WebhookVerificationError } from '../../clients/typescript/src/webhooks';
+import {
+  signTestWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../clients/typescript/src/webhooks';
 import { startTestService, type TestService } from '../support/test-service';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -31,7 +35,9 @@ const refusal = (run: () => unknown) => {
   try {
     run();
   } catch (error) {
-    return error instanceof WebhookVerificationError ? error.reason : `not a WebhookVerificationError: ${String(error)}`;
+    return error instanceof WebhookVerificationError
+      ? error.reason
+      : `not a WebhookVerificationError: ${String(error)}`;
   }
   return 'verified';
 };
@@ -41,21 +47,34 @@ it('verifies a real delivery from Node headers, Fetch Headers and a plain object
   const [delivery] = await receiver.waitFor(1);
   const event = verifyWebhook(delivery.body, delivery.headers, secret);
   expect(event.type).toBe('project.created');
-  if (event.type === 'project.created') expect(event.data.object.project_id).toBe(project.project_id);
-  const fetchHeaders = new Headers(Object.entries(delivery.headers).map(([name, value]) => [name, String(value)]));
-  expect(verifyWebhook(new TextEncoder().encode(delivery.body), fetchHeaders, secret).event_id).toBe(event.event_id);
-  const plain = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toUpperCase(), String(value)]));
+  if (event.type === 'project.created')
+    expect(event.data.object.project_id).toBe(project.project_id);
+  const fetchHeaders = new Headers(
+    Object.entries(delivery.headers).map(([name, value]) => [name, String(value)]),
+  );
+  expect(
+    verifyWebhook(new TextEncoder().encode(delivery.body), fetchHeaders, secret).event_id,
+  ).toBe(event.event_id);
+  const plain = Object.fromEntries(
+    Object.entries(delivery.headers).map(([name, value]) => [name.toUpperCase(), String(value)]),
+  );
   expect(verifyWebhook(delivery.body, plain, [secret]).event_id).toBe(event.event_id);
 });
 
 it('refuses a tampered body, a wrong secret, a stale timestamp and missing headers, saying which', async () => {
   const [delivery] = receiver.received;
   const other = (await client.webhookEndpoints.create({ url: `${receiver.origin}/other` })).secret;
-  expect(refusal(() => verifyWebhook(delivery.body.replace('hooked', 'hacked'), delivery.headers, secret))).toBe('signature');
+  expect(
+    refusal(() =>
+      verifyWebhook(delivery.body.replace('hooked', 'hacked'), delivery.headers, secret),
+    ),
+  ).toBe('signature');
   expect(refusal(() => verifyWebhook(delivery.body, delivery.headers, other))).toBe('signature');
   const { 'webhook-signature': _, ...unsigned } = delivery.headers;
   expect(refusal(() => verifyWebhook(delivery.body, unsigned, secret))).toBe('format');
-  const stale = signTestWebhook(JSON.parse(delivery.body), secret, { timestamp: new Date(Date.now() - 10 * 60_000) });
+  const stale = signTestWebhook(JSON.parse(delivery.body), secret, {
+    timestamp: new Date(Date.now() - 10 * 60_000),
+  });
   expect(refusal(() => verifyWebhook(stale.body, stale.headers, secret))).toBe('timestamp');
   const fresh = signTestWebhook(JSON.parse(delivery.body), secret);
   expect(refusal(() => verifyWebhook(fresh.body, fresh.headers, secret))).toBe('verified');
@@ -70,5 +89,10 @@ it('verifies deliveries signed during a rotation with the old secret or the new 
   expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
   expect(verifyWebhook(delivery.body, delivery.headers, secret).type).toBe('project.created');
   expect(verifyWebhook(delivery.body, delivery.headers, rotated).type).toBe('project.created');
-  expect(verifyWebhook(delivery.body, delivery.headers, ['whsec_' + Buffer.alloc(32).toString('base64'), rotated]).type).toBe('project.created');
+  expect(
+    verifyWebhook(delivery.body, delivery.headers, [
+      'whsec_' + Buffer.alloc(32).toString('base64'),
+      rotated,
+    ]).type,
+  ).toBe('project.created');
 });

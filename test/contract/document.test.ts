@@ -9,7 +9,10 @@ import type { OpenAPIV3 } from 'openapi-types';
 import { loadDocument } from '../../src/http/document';
 import { problemKinds } from '../../src/http/problems';
 
-const api = new OpenAPIBackend({ definition: loadDocument().definition, customizeAjv: (a) => addFormats(a) });
+const api = new OpenAPIBackend({
+  definition: loadDocument().definition,
+  customizeAjv: (a) => addFormats(a),
+});
 let document: OpenAPIV3.Document;
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
 
@@ -20,16 +23,27 @@ beforeAll(async () => {
 });
 
 /** Every (where, schema, example) in the document. */
-function examples(node: unknown, where: string, found: Array<[string, object, unknown]> = []): Array<[string, object, unknown]> {
+function examples(
+  node: unknown,
+  where: string,
+  found: Array<[string, object, unknown]> = [],
+): Array<[string, object, unknown]> {
   if (node === null || typeof node !== 'object') return found;
   const object = node as Record<string, unknown>;
-  if (object.schema && 'example' in object) found.push([where, object.schema as object, object.example]);
+  if (object.schema && 'example' in object)
+    found.push([where, object.schema as object, object.example]);
   if (object.schema && object.examples) {
-    for (const [name, example] of Object.entries(object.examples as Record<string, { value: unknown }>)) {
+    for (const [name, example] of Object.entries(
+      object.examples as Record<string, { value: unknown }>,
+    )) {
       found.push([`${where} examples.${name}`, object.schema as object, example.value]);
     }
   }
-  if (('type' in object || 'properties' in object || 'allOf' in object) && 'example' in object && !('schema' in object)) {
+  if (
+    ('type' in object || 'properties' in object || 'allOf' in object) &&
+    'example' in object &&
+    !('schema' in object)
+  ) {
     found.push([where, object, object.example]);
   }
   for (const [key, value] of Object.entries(object)) examples(value, `${where}/${key}`, found);
@@ -39,14 +53,21 @@ function examples(node: unknown, where: string, found: Array<[string, object, un
 it('has examples that obey their schemas, for every request and response', () => {
   const all = examples(document, '#');
   expect(all.length).toBeGreaterThan(50);
-  const broken = all.flatMap(([where, schema, example]) => (ajv.validate(schema, example) ? [] : [`${where}: ${ajv.errorsText()}`]));
+  const broken = all.flatMap(([where, schema, example]) =>
+    ajv.validate(schema, example) ? [] : [`${where}: ${ajv.errorsText()}`],
+  );
   expect(broken).toEqual([]);
 
   for (const operation of api.router.getOperations()) {
-    const bodies = Object.values((operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content ?? {});
+    const bodies = Object.values(
+      (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content ?? {},
+    );
     const responses = Object.values(operation.responses ?? {}) as OpenAPIV3.ResponseObject[];
     for (const media of [...bodies, ...responses.flatMap((r) => Object.values(r.content ?? {}))]) {
-      expect([operation.operationId, media.example !== undefined || Object.keys(media.examples ?? {}).length > 0]).toEqual([operation.operationId, true]);
+      expect([
+        operation.operationId,
+        media.example !== undefined || Object.keys(media.examples ?? {}).length > 0,
+      ]).toEqual([operation.operationId, true]);
     }
   }
 });
@@ -55,13 +76,24 @@ it('gives every operation a verb for a name, a scope, and the errors every opera
   for (const operation of api.router.getOperations()) {
     const id = operation.operationId!;
     expect(id).toMatch(/^(create|list|get|update|delete|rotate)[A-Z]/);
-    expect([id, (operation as unknown as Record<string, unknown>)['x-required-scope']]).toEqual([id, expect.stringMatching(/^(read|write)$/)]);
+    expect([id, (operation as unknown as Record<string, unknown>)['x-required-scope']]).toEqual([
+      id,
+      expect.stringMatching(/^(read|write)$/),
+    ]);
     expect(operation.path.startsWith('/v1/')).toBe(true);
-    for (const status of ['400', '401', '403', '500', '503']) expect([id, Object.keys(operation.responses!)]).toEqual([id, expect.arrayContaining([status])]);
-    for (const [status, response] of Object.entries(operation.responses!) as Array<[string, OpenAPIV3.ResponseObject]>) {
+    for (const status of ['400', '401', '403', '500', '503'])
+      expect([id, Object.keys(operation.responses!)]).toEqual([
+        id,
+        expect.arrayContaining([status]),
+      ]);
+    for (const [status, response] of Object.entries(operation.responses!) as Array<
+      [string, OpenAPIV3.ResponseObject]
+    >) {
       const media = Object.keys(response.content ?? {});
-      if (Number(status) >= 400) expect([id, status, media]).toEqual([id, status, ['application/problem+json']]);
-      else if (status !== '204' && status !== '304') expect([id, status, media]).toEqual([id, status, ['application/json']]);
+      if (Number(status) >= 400)
+        expect([id, status, media]).toEqual([id, status, ['application/problem+json']]);
+      else if (status !== '204' && status !== '304')
+        expect([id, status, media]).toEqual([id, status, ['application/json']]);
     }
   }
 });

@@ -18,9 +18,13 @@ function readmeExample(types: string): string {
   const block = /### A typed client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
   expect(block).not.toBeNull();
   const lines = block![1].split('\n');
-  const imports = lines.filter((line) => line.startsWith('import ')).map((line) => line.replace("'./generated/api'", `'./${types}'`));
+  const imports = lines
+    .filter((line) => line.startsWith('import '))
+    .map((line) => line.replace("'./generated/api'", `'./${types}'`));
   const body = lines.filter((line) => !line.startsWith('import '));
-  return [...imports, 'export async function example(): Promise<void> {', ...body, '}', ''].join('\n');
+  return [...imports, 'export async function example(): Promise<void> {', ...body, '}', ''].join(
+    '\n',
+  );
 }
 
 const settings = {
@@ -33,7 +37,11 @@ it("compiles the README example against types generated with the generator's def
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'generated-types-'));
   try {
     for (const [name, flags] of Object.entries(settings)) {
-      const generated = spawnSync(bin('openapi-typescript'), [openapiDocumentPath, ...flags, '-o', path.join(folder, `${name}.ts`)], { encoding: 'utf8' });
+      const generated = spawnSync(
+        bin('openapi-typescript'),
+        [openapiDocumentPath, ...flags, '-o', path.join(folder, `${name}.ts`)],
+        { encoding: 'utf8' },
+      );
       expect([name, generated.status]).toEqual([name, 0]);
       fs.writeFileSync(path.join(folder, `example-${name}.ts`), readmeExample(name));
     }
@@ -55,7 +63,9 @@ it("compiles the README example against types generated with the generator's def
         files: Object.keys(settings).map((name) => `example-${name}.ts`),
       }),
     );
-    const compiled = spawnSync(bin('tsc'), ['-p', path.join(folder, 'tsconfig.json')], { encoding: 'utf8' });
+    const compiled = spawnSync(bin('tsc'), ['-p', path.join(folder, 'tsconfig.json')], {
+      encoding: 'utf8',
+    });
     expect(compiled.stdout + compiled.stderr).toBe('');
     expect(compiled.status).toBe(0);
   } finally {

@@ -40,16 +40,30 @@ it('sends the example delivery to the URL a client registers', async () => {
   // The example signature is the example secret's, over the example's id, timestamp and body
   // (verify() would refuse its timestamp as too old, so the signature is made again here).
   const timestamp = new Date(Number(delivery.headers['webhook-timestamp']) * 1000);
-  expect(delivery.headers['webhook-signature']).toBe(new Webhook(registered.secret).sign(delivery.headers['webhook-id'] as string, timestamp, delivery.body));
+  expect(delivery.headers['webhook-signature']).toBe(
+    new Webhook(registered.secret).sign(
+      delivery.headers['webhook-id'] as string,
+      timestamp,
+      delivery.body,
+    ),
+  );
 });
 
-it("documents a signature that the example secret makes over the example event", () => {
+it('documents a signature that the example secret makes over the example event', () => {
   const document = loadDocument().definition as any;
   const { examples } = document.components;
-  const callback = document.paths['/v1/webhook-endpoints'].post.callbacks.event['{$request.body#/url}'].post;
-  const example = (name: string) => callback.parameters.find((p: { name: string }) => p.name === name).example;
+  const callback =
+    document.paths['/v1/webhook-endpoints'].post.callbacks.event['{$request.body#/url}'].post;
+  const example = (name: string) =>
+    callback.parameters.find((p: { name: string }) => p.name === name).example;
   const body = JSON.stringify(examples.DeliveredEvent.value);
   const timestamp = new Date(Number(example('webhook-timestamp')) * 1000);
   expect(example('webhook-id')).toBe(examples.DeliveredEvent.value.event_id);
-  expect(example('webhook-signature')).toBe(new Webhook(examples.NewWebhookEndpoint.value.secret).sign(example('webhook-id'), timestamp, body));
+  expect(example('webhook-signature')).toBe(
+    new Webhook(examples.NewWebhookEndpoint.value.secret).sign(
+      example('webhook-id'),
+      timestamp,
+      body,
+    ),
+  );
 });

@@ -15,7 +15,10 @@ let mock: RunningPrism;
 let document: OpenAPIV3.Document;
 
 beforeAll(async () => {
-  const api = new OpenAPIBackend({ definition: loadDocument().definition, customizeAjv: (ajv) => addFormats(ajv) });
+  const api = new OpenAPIBackend({
+    definition: loadDocument().definition,
+    customizeAjv: (ajv) => addFormats(ajv),
+  });
   [mock] = await Promise.all([startPrism({ mock: 'static' }), api.init()]);
   // Dereferenced: responses, examples and parameters as they are, not as $refs.
   document = api.definition as OpenAPIV3.Document;
@@ -34,15 +37,37 @@ interface Pair {
 /** Every (operation, documented status) of the document, each with a path and body its examples give. */
 function pairs(): Pair[] {
   const found: Pair[] = [];
-  for (const [route, item] of Object.entries(document.paths) as Array<[string, OpenAPIV3.PathItemObject]>) {
+  for (const [route, item] of Object.entries(document.paths) as Array<
+    [string, OpenAPIV3.PathItemObject]
+  >) {
     for (const method of methods.filter((m) => item[m])) {
       const operation = item[method]!;
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])] as OpenAPIV3.ParameterObject[];
-      const path = route.replace(/\{([^}]+)\}/g, (_, name) => String(parameters.find((p) => p.name === name)!.example));
-      const media = (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content['application/json'];
-      const requestBody = media && (media.example ?? Object.values(media.examples ?? {})[0]?.['value' as never] ?? (media.schema as OpenAPIV3.SchemaObject).example);
-      for (const [status, response] of Object.entries(operation.responses) as Array<[string, OpenAPIV3.ResponseObject]>) {
-        found.push({ method, route: path, operationId: operation.operationId!, status: Number(status), response, requestBody });
+      const parameters = [
+        ...(item.parameters ?? []),
+        ...(operation.parameters ?? []),
+      ] as OpenAPIV3.ParameterObject[];
+      const path = route.replace(/\{([^}]+)\}/g, (_, name) =>
+        String(parameters.find((p) => p.name === name)!.example),
+      );
+      const media = (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content[
+        'application/json'
+      ];
+      const requestBody =
+        media &&
+        (media.example ??
+          Object.values(media.examples ?? {})[0]?.['value' as never] ??
+          (media.schema as OpenAPIV3.SchemaObject).example);
+      for (const [status, response] of Object.entries(operation.responses) as Array<
+        [string, OpenAPIV3.ResponseObject]
+      >) {
+        found.push({
+          method,
+          route: path,
+          operationId: operation.operationId!,
+          status: Number(status),
+          response,
+          requestBody,
+        });
       }
     }
   }
@@ -53,7 +78,10 @@ function pairs(): Pair[] {
 function ownTypes(response: OpenAPIV3.ResponseObject): string[] {
   const media = response.content?.['application/problem+json'];
   if (!media) return [];
-  const examples = [media.example, ...Object.values(media.examples ?? {}).map((e) => (e as OpenAPIV3.ExampleObject).value)];
+  const examples = [
+    media.example,
+    ...Object.values(media.examples ?? {}).map((e) => (e as OpenAPIV3.ExampleObject).value),
+  ];
   return examples.filter((e) => e !== undefined).map((e) => (e as { type: string }).type);
 }
 
@@ -64,7 +92,11 @@ it('answers every documented status of every operation with that response, its p
     const where = `${pair.operationId} ${pair.status}`;
     const response = await fetch(`${mock.url}${pair.route}`, {
       method: pair.method.toUpperCase(),
-      headers: { Authorization: 'Bearer mock', Prefer: `code=${pair.status}`, ...(pair.requestBody === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: 'Bearer mock',
+        Prefer: `code=${pair.status}`,
+        ...(pair.requestBody === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: pair.requestBody === undefined ? undefined : JSON.stringify(pair.requestBody),
     });
     const text = await response.text();
@@ -77,7 +109,11 @@ it('answers every documented status of every operation with that response, its p
     // Prism's mock leaves the charset off its Content-Type; the service's own tests check it.
     if (type && !/charset/i.test(type)) headers.set('content-type', `${type}; charset=utf-8`);
     try {
-      await assertConformsToContract(pair.method, pair.route, { status: response.status, headers, text });
+      await assertConformsToContract(pair.method, pair.route, {
+        status: response.status,
+        headers,
+        text,
+      });
     } catch (error) {
       failures.push(`${where}: ${(error as Error).message}`);
       continue;
@@ -86,10 +122,15 @@ it('answers every documented status of every operation with that response, its p
       const own = ownTypes(pair.response);
       const body = JSON.parse(text) as { type: string; status: number };
       if (own.length === 0) failures.push(`${where}: the response has no example of its own`);
-      else if (!own.includes(body.type) || body.status !== pair.status) failures.push(`${where}: answered type ${body.type} status ${body.status}, not one of its own (${own.join(', ')})`);
+      else if (!own.includes(body.type) || body.status !== pair.status)
+        failures.push(
+          `${where}: answered type ${body.type} status ${body.status}, not one of its own (${own.join(', ')})`,
+        );
     }
   }
-  console.log(`The mock answered ${all.length - failures.length} of ${all.length} (operation, documented status) pairs with that response.`);
+  console.log(
+    `The mock answered ${all.length - failures.length} of ${all.length} (operation, documented status) pairs with that response.`,
+  );
   expect(failures).toEqual([]);
   expect(all.length).toBeGreaterThan(100);
 });

@@ -15,7 +15,8 @@ import { freePort } from '../support/free-port';
 import { startPrism, type RunningPrism } from '../support/prism';
 
 const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'sandbox.js');
-const sandboxFolders = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('task-tracker-sandbox-'));
+const sandboxFolders = () =>
+  fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('task-tracker-sandbox-'));
 
 let sandbox: ChildProcess;
 let proxyUrl: string;
@@ -42,7 +43,13 @@ beforeAll(async () => {
     sandbox.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
   });
   proxyUrl = `http://127.0.0.1:${proxyPort}`;
-  for (const deadline = Date.now() + 30_000; !(await fetch(`${proxyUrl}/healthz`).then(() => true, () => false)); ) {
+  for (
+    const deadline = Date.now() + 30_000;
+    !(await fetch(`${proxyUrl}/healthz`).then(
+      () => true,
+      () => false,
+    ));
+  ) {
     if (Date.now() > deadline) throw new Error('the proxy did not answer');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -57,18 +64,33 @@ afterAll(async () => {
   }
 });
 
-type Call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; headers: Headers; json: any }>;
-const caller = (base: string): Call => async (method, path, body, headers = {}) => {
-  const response = await fetch(base + path, {
-    method,
-    headers: { Authorization: `Bearer ${writeKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const found = response.headers.get('sl-violations');
-  if (found) violations.push(`${method} ${path}: ${found}`);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, json: text ? JSON.parse(text) : undefined };
-};
+type Call = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; headers: Headers; json: any }>;
+const caller =
+  (base: string): Call =>
+  async (method, path, body, headers = {}) => {
+    const response = await fetch(base + path, {
+      method,
+      headers: {
+        Authorization: `Bearer ${writeKey}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const found = response.headers.get('sl-violations');
+    if (found) violations.push(`${method} ${path}: ${found}`);
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      json: text ? JSON.parse(text) : undefined,
+    };
+  };
 
 /** Each flow answers whether the server did what the service promises. */
 const flows: Record<string, (call: Call) => Promise<boolean>> = {
@@ -78,13 +100,21 @@ const flows: Record<string, (call: Call) => Promise<boolean>> = {
     return read.status === 200 && read.json.name === 'read after write';
   },
   'paging to the end': async (call) => {
-    const projects = (await call('GET', '/v1/projects?limit=200')).json.data as Array<{ project_id: string; name: string }>;
+    const projects = (await call('GET', '/v1/projects?limit=200')).json.data as Array<{
+      project_id: string;
+      name: string;
+    }>;
     const demo = projects.find((project) => project.name === 'Website relaunch');
     if (!demo) return false;
     let cursor: string | null = null;
     const seen = new Set<string>();
     for (let pages = 0; pages < 10; pages++) {
-      const page: { data: Array<{ task_id: string }>; next_cursor: string | null } = (await call('GET', `/v1/projects/${demo.project_id}/tasks?limit=20${cursor ? `&cursor=${cursor}` : ''}`)).json;
+      const page: { data: Array<{ task_id: string }>; next_cursor: string | null } = (
+        await call(
+          'GET',
+          `/v1/projects/${demo.project_id}/tasks?limit=20${cursor ? `&cursor=${cursor}` : ''}`,
+        )
+      ).json;
       for (const task of page.data) seen.add(task.task_id);
       cursor = page.next_cursor;
       if (cursor === null) return seen.size === 55;
@@ -94,24 +124,45 @@ const flows: Record<string, (call: Call) => Promise<boolean>> = {
   '404 after delete': async (call) => {
     const project = (await call('POST', '/v1/projects', { name: 'to delete' })).json;
     const deleted = await call('DELETE', `/v1/projects/${project.project_id}`);
-    return deleted.status === 204 && (await call('GET', `/v1/projects/${project.project_id}`)).status === 404;
+    return (
+      deleted.status === 204 &&
+      (await call('GET', `/v1/projects/${project.project_id}`)).status === 404
+    );
   },
   '412 on a stale If-Match': async (call) => {
     const created = await call('POST', '/v1/projects', { name: 'versioned' });
     const etag = created.headers.get('etag')!;
-    await call('PATCH', `/v1/projects/${created.json.project_id}`, { name: 'changed' }, { 'If-Match': etag });
-    return (await call('PATCH', `/v1/projects/${created.json.project_id}`, { name: 'stale' }, { 'If-Match': etag })).status === 412;
+    await call(
+      'PATCH',
+      `/v1/projects/${created.json.project_id}`,
+      { name: 'changed' },
+      { 'If-Match': etag },
+    );
+    return (
+      (
+        await call(
+          'PATCH',
+          `/v1/projects/${created.json.project_id}`,
+          { name: 'stale' },
+          { 'If-Match': etag },
+        )
+      ).status === 412
+    );
   },
   'idempotent replay': async (call) => {
     const key = `replay-${Date.now()}`;
     const first = await call('POST', '/v1/projects', { name: 'once' }, { 'Idempotency-Key': key });
     const again = await call('POST', '/v1/projects', { name: 'once' }, { 'Idempotency-Key': key });
-    return first.headers.get('idempotent-replayed') !== 'true' && again.headers.get('idempotent-replayed') === 'true' && again.json.project_id === first.json.project_id;
+    return (
+      first.headers.get('idempotent-replayed') !== 'true' &&
+      again.headers.get('idempotent-replayed') === 'true' &&
+      again.json.project_id === first.json.project_id
+    );
   },
   'long poll': async (call) => {
     const head = (await call('GET', '/v1/events?limit=200')).json;
     let cursor = head.next_cursor;
-    for (let more = head.has_more; more; ) {
+    for (let more = head.has_more; more;) {
       const page = (await call('GET', `/v1/events?limit=200&cursor=${cursor}`)).json;
       cursor = page.next_cursor;
       more = page.has_more;
@@ -121,7 +172,11 @@ const flows: Record<string, (call: Call) => Promise<boolean>> = {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await call('POST', '/v1/projects', { name: 'wakes the poll' });
     const page = (await polled).json;
-    return page.data.length === 1 && page.data[0].type === 'project.created' && Date.now() - started < 4500;
+    return (
+      page.data.length === 1 &&
+      page.data[0].type === 'project.created' &&
+      Date.now() - started < 4500
+    );
   },
 };
 
@@ -134,7 +189,8 @@ it('passes every flow through the validating proxy, with no violation of the doc
 
 it('shows which flows the plain mock fails', async () => {
   const results: Record<string, boolean> = {};
-  for (const [name, flow] of Object.entries(flows)) results[name] = await flow(caller(mock.url)).catch(() => false);
+  for (const [name, flow] of Object.entries(flows))
+    results[name] = await flow(caller(mock.url)).catch(() => false);
   // The mock stores nothing: it cannot read back, page to an end, forget a deleted project, know a version or replay.
   expect(results).toEqual({
     'read after write': false,
@@ -147,9 +203,14 @@ it('shows which flows the plain mock fails', async () => {
 }, 60_000);
 
 it('refuses a MySQL DATABASE_URL, and leaves no file behind when stopped', async () => {
-  const refused = spawnSync(process.execPath, [entryPoint], { env: { ...process.env, DATABASE_URL: 'mysql://root@127.0.0.1:3306/test' }, encoding: 'utf8' });
+  const refused = spawnSync(process.execPath, [entryPoint], {
+    env: { ...process.env, DATABASE_URL: 'mysql://root@127.0.0.1:3306/test' },
+    encoding: 'utf8',
+  });
   expect(refused.status).toBe(1);
-  expect(refused.stderr.trim()).toBe('sandbox: the sandbox never touches a MySQL database: unset DATABASE_URL (the sandbox makes a throwaway SQLite file)');
+  expect(refused.stderr.trim()).toBe(
+    'sandbox: the sandbox never touches a MySQL database: unset DATABASE_URL (the sandbox makes a throwaway SQLite file)',
+  );
   const exited = new Promise((resolve) => sandbox.once('exit', resolve));
   sandbox.kill('SIGINT');
   await exited;

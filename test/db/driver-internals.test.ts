@@ -42,8 +42,14 @@ it('hands a connection given with .connection() each statement through the one e
     const calls: unknown[][] = [];
     const stand =
       testEngine === 'mysql'
-        ? { __knexUid: connection.__knexUid, query: (...args: unknown[]) => (calls.push(args), connection.query(...args)) }
-        : { __knexUid: connection.__knexUid, prepare: (...args: unknown[]) => (calls.push(args), connection.prepare(...args)) };
+        ? {
+            __knexUid: connection.__knexUid,
+            query: (...args: unknown[]) => (calls.push(args), connection.query(...args)),
+          }
+        : {
+            __knexUid: connection.__knexUid,
+            prepare: (...args: unknown[]) => (calls.push(args), connection.prepare(...args)),
+          };
     const uids: unknown[] = [];
     const note = (query: { __knexUid?: unknown }) => uids.push(query.__knexUid);
     knex.on('query', note);
@@ -53,7 +59,10 @@ it('hands a connection given with .connection() each statement through the one e
       knex.off('query', note);
     }
     // mysql2: (an object of the SQL alone, the bindings, a callback), the form query-text and the pipelined connection take apart.
-    if (testEngine === 'mysql') expect(calls.map(([options, bindings, callback]) => [options, bindings, typeof callback])).toEqual([[{ sql: 'select ? as one' }, [1], 'function']]);
+    if (testEngine === 'mysql')
+      expect(
+        calls.map(([options, bindings, callback]) => [options, bindings, typeof callback]),
+      ).toEqual([[{ sql: 'select ? as one' }, [1], 'function']]);
     else expect(calls).toEqual([['select ? as one']]);
     expect(uids).toEqual([connection.__knexUid]);
   });
@@ -81,7 +90,12 @@ if (testEngine === 'mysql') {
       try {
         await knex.raw('select 1').connection(connection);
         const [results, fields] = await new Promise<[unknown[], unknown[]]>((resolve, reject) =>
-          connection.query({ sql: 'select 1 as a;\nselect 2 as b' }, [], (error: unknown, results: unknown[], fields: unknown[]) => (error ? reject(error) : resolve([results, fields]))),
+          connection.query(
+            { sql: 'select 1 as a;\nselect 2 as b' },
+            [],
+            (error: unknown, results: unknown[], fields: unknown[]) =>
+              error ? reject(error) : resolve([results, fields]),
+          ),
         );
         expect(results).toEqual([[{ a: 1 }], [{ b: 2 }]]);
         expect(fields).toHaveLength(2);

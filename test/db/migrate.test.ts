@@ -22,7 +22,10 @@ afterEach(async () => {
 
 /** Resolves with the outcome, or with 'pending' if `promise` has not settled within `ms`. */
 const settledWithin = (promise: Promise<unknown>, ms: number) =>
-  Promise.race([promise.then(() => 'migrated'), new Promise((resolve) => setTimeout(() => resolve('pending'), ms))]);
+  Promise.race([
+    promise.then(() => 'migrated'),
+    new Promise((resolve) => setTimeout(() => resolve('pending'), ms)),
+  ]);
 
 it('waits while another start owns the migrations, and migrates once it lets go', async () => {
   await knex.schema.createTable('migration_owner', (table) => {

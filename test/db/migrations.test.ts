@@ -13,7 +13,19 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
-const tables = ['tenants', 'api_keys', 'projects', 'tasks', 'idempotency_keys', 'events', 'event_sequences', 'leases', 'webhook_endpoints', 'webhook_deliveries', 'webhook_endpoint_counts'];
+const tables = [
+  'tenants',
+  'api_keys',
+  'projects',
+  'tasks',
+  'idempotency_keys',
+  'events',
+  'event_sequences',
+  'leases',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_endpoint_counts',
+];
 
 it('creates every table, and rolls all the way back and forward again', async () => {
   for (const table of tables) expect(await knex.schema.hasTable(table)).toBe(true);
@@ -28,16 +40,30 @@ it('creates every table, and rolls all the way back and forward again', async ()
 it('keeps the project and task lists on indexes that start with their scope', async () => {
   const indexed = async (table: string): Promise<string[][]> => {
     if (testEngine === 'mysql') {
-      const [rows] = await knex.raw('SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? ORDER BY index_name, seq_in_index', [table]);
+      const [rows] = await knex.raw(
+        'SELECT index_name, column_name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? ORDER BY index_name, seq_in_index',
+        [table],
+      );
       const byIndex = new Map<string, string[]>();
-      for (const row of rows as Array<{ index_name?: string; INDEX_NAME?: string; column_name?: string; COLUMN_NAME?: string }>) {
+      for (const row of rows as Array<{
+        index_name?: string;
+        INDEX_NAME?: string;
+        column_name?: string;
+        COLUMN_NAME?: string;
+      }>) {
         const name = (row.index_name ?? row.INDEX_NAME)!;
         byIndex.set(name, [...(byIndex.get(name) ?? []), (row.column_name ?? row.COLUMN_NAME)!]);
       }
       return [...byIndex.values()];
     }
     const list: Array<{ name: string }> = await knex.raw(`PRAGMA index_list(${table})`);
-    return Promise.all(list.map(async ({ name }) => ((await knex.raw(`PRAGMA index_info(${name})`)) as Array<{ name: string }>).map((c) => c.name)));
+    return Promise.all(
+      list.map(async ({ name }) =>
+        ((await knex.raw(`PRAGMA index_info(${name})`)) as Array<{ name: string }>).map(
+          (c) => c.name,
+        ),
+      ),
+    );
   };
   expect(await indexed('projects')).toContainEqual(['tenant_id', 'created_at', 'project_id']);
   const taskIndexes = await indexed('tasks');
@@ -53,8 +79,12 @@ it('keeps the project and task lists on indexes that start with their scope', as
 
 if (testEngine === 'mysql') {
   it('creates the MySQL tables in utf8mb4 with a byte-exact collation', async () => {
-    const [rows] = await knex.raw('SELECT table_name AS t, table_collation AS c FROM information_schema.tables WHERE table_schema = DATABASE()');
-    const collations = Object.fromEntries((rows as Array<{ t: string; c: string }>).map((r) => [r.t, r.c]));
+    const [rows] = await knex.raw(
+      'SELECT table_name AS t, table_collation AS c FROM information_schema.tables WHERE table_schema = DATABASE()',
+    );
+    const collations = Object.fromEntries(
+      (rows as Array<{ t: string; c: string }>).map((r) => [r.t, r.c]),
+    );
     for (const table of tables) expect([table, collations[table]]).toEqual([table, 'utf8mb4_bin']);
   });
 } else {
@@ -70,7 +100,9 @@ it('counts the webhook endpoints each tenant had before counting began, none for
   await knex.migrate.down({ name: counting });
   const now = nowForDb();
   const tenants = [uuidv7(), uuidv7(), uuidv7()];
-  await knex('tenants').insert(tenants.map((tenant_id, i) => ({ tenant_id, name: `counted-${i}`, created_at: now })));
+  await knex('tenants').insert(
+    tenants.map((tenant_id, i) => ({ tenant_id, name: `counted-${i}`, created_at: now })),
+  );
   const endpoint = (tenant_id: string) => ({
     webhook_endpoint_id: uuidv7(),
     tenant_id,
@@ -83,9 +115,16 @@ it('counts the webhook endpoints each tenant had before counting began, none for
     created_at: now,
     updated_at: now,
   });
-  await knex('webhook_endpoints').insert([endpoint(tenants[0]), endpoint(tenants[0]), endpoint(tenants[0]), endpoint(tenants[1])]);
+  await knex('webhook_endpoints').insert([
+    endpoint(tenants[0]),
+    endpoint(tenants[0]),
+    endpoint(tenants[0]),
+    endpoint(tenants[1]),
+  ]);
   await knex.migrate.up({ name: counting });
-  const counts = await knex('webhook_endpoint_counts').whereIn('tenant_id', tenants).select('tenant_id', 'endpoints');
+  const counts = await knex('webhook_endpoint_counts')
+    .whereIn('tenant_id', tenants)
+    .select('tenant_id', 'endpoints');
   expect(counts.sort((a, b) => a.endpoints - b.endpoints)).toEqual([
     { tenant_id: tenants[2], endpoints: 0 },
     { tenant_id: tenants[1], endpoints: 1 },

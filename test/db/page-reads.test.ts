@@ -24,9 +24,16 @@ beforeAll(async () => {
   await migrateToLatest(knex);
   repositories = createRepositories(knex);
   tenantId = (await repositories.tenants.findOrCreate('pages')).tenant_id;
-  const project = async (name: string) => (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name, description: '' }, write))).value.project_id;
+  const project = async (name: string) =>
+    (
+      await repositories.inTransaction('fixture', (write) =>
+        repositories.projects.create(tenantId, { name, description: '' }, write),
+      )
+    ).value.project_id;
   [longProject, shortProject] = [await project('long'), await project('short')];
-  await knex('tasks').insert(taskRows(longProject, 30).map((row) => ({ ...row, description: 'x'.repeat(10_000) })));
+  await knex('tasks').insert(
+    taskRows(longProject, 30).map((row) => ({ ...row, description: 'x'.repeat(10_000) })),
+  );
   await knex('tasks').insert(taskRows(shortProject, 30));
 }, 60_000);
 afterAll(async () => {
@@ -34,14 +41,17 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const list = (projectId: string) => repositories.tasks.listForProject(tenantId, projectId, { sort: 'created_at', limit: 200 });
+const list = (projectId: string) =>
+  repositories.tasks.listForProject(tenantId, projectId, { sort: 'created_at', limit: 200 });
 
 /** The most page reads (of the tasks table) the database was running at once while `work` ran. */
 async function mostReadsAtOnce(work: () => Promise<unknown>): Promise<number> {
   let running = 0;
   let most = 0;
-  const started = (q: { sql: string }) => /\bfrom [`"]tasks[`"]/i.test(q.sql) && (most = Math.max(most, ++running));
-  const ended = (_response: unknown, q: { sql: string }) => /\bfrom [`"]tasks[`"]/i.test(q.sql) && running--;
+  const started = (q: { sql: string }) =>
+    /\bfrom [`"]tasks[`"]/i.test(q.sql) && (most = Math.max(most, ++running));
+  const ended = (_response: unknown, q: { sql: string }) =>
+    /\bfrom [`"]tasks[`"]/i.test(q.sql) && running--;
   knex.on('query', started).on('query-response', ended);
   try {
     await work();
@@ -59,7 +69,11 @@ it('builds pages of long rows one per turn of the event loop', async () => {
     probe = setImmediate(count);
   });
   try {
-    const turns = await Promise.all(Array.from({ length: 6 }, () => list(longProject).then((page) => (expect(page?.data).toHaveLength(30), turn))));
+    const turns = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        list(longProject).then((page) => (expect(page?.data).toHaveLength(30), turn)),
+      ),
+    );
     expect(new Set(turns).size).toBe(6);
   } finally {
     clearImmediate(probe);
@@ -68,9 +82,13 @@ it('builds pages of long rows one per turn of the event loop', async () => {
 
 it('reads pages of long rows two at a time, and short pages as many at once as the pool allows', async () => {
   await list(longProject);
-  expect(await mostReadsAtOnce(() => Promise.all(Array.from({ length: 8 }, () => list(longProject))))).toBeLessThanOrEqual(2);
+  expect(
+    await mostReadsAtOnce(() => Promise.all(Array.from({ length: 8 }, () => list(longProject)))),
+  ).toBeLessThanOrEqual(2);
   await list(shortProject);
-  const short = await mostReadsAtOnce(() => Promise.all(Array.from({ length: 8 }, () => list(shortProject))));
+  const short = await mostReadsAtOnce(() =>
+    Promise.all(Array.from({ length: 8 }, () => list(shortProject))),
+  );
   // SQLite's pool has one connection.
   if (testEngine === 'mysql') expect(short).toBeGreaterThan(2);
 });

@@ -11,7 +11,10 @@ it.each([
   ['text JSON escapes', { title: 'say "hi"\\ \n\t\u0001 end', description: '"'.repeat(500) }],
   ['text outside ASCII', { title: 'é'.repeat(100), description: '💡 idée 日本語' }],
   ['a lone surrogate', { title: 'a\ud800b' }],
-  ['null, numbers and nested values', { description: null, version: 12345678901, ratio: -1.5e-7, flag: true, data: { a: [1, 'é'] } }],
+  [
+    'null, numbers and nested values',
+    { description: null, version: 12345678901, ratio: -1.5e-7, flag: true, data: { a: [1, 'é'] } },
+  ],
   ['a field left out and odd keys', { gone: undefined, 'k"e\\y': 'v', é: 'v' }],
   ['no field', {}],
 ])('counts the bytes of %s exactly', (_name, row) => {

@@ -28,7 +28,12 @@ it('creates the database file, its -wal and -shm, and their folder for the owner
   const service = await startService(testConfig({ client: 'sqlite', filename }));
   try {
     // Migrations wrote through the WAL, which stays while the database is open.
-    expect({ db: modeOf(filename), wal: modeOf(`${filename}-wal`), shm: modeOf(`${filename}-shm`), folder: modeOf(path.dirname(filename)) }).toEqual({
+    expect({
+      db: modeOf(filename),
+      wal: modeOf(`${filename}-wal`),
+      shm: modeOf(`${filename}-shm`),
+      folder: modeOf(path.dirname(filename)),
+    }).toEqual({
       db: 0o600,
       wal: 0o600,
       shm: 0o600,

@@ -46,7 +46,17 @@ async function seedTasks(listed: string, other: string): Promise<void> {
     const inListed = i % 2 === 0;
     const n = Math.floor(i / 2) % 10;
     // The listed project: 60% pending, 10% in_progress, 30% done; the other: 30/40/30.
-    const status: TaskStatus = inListed ? (n < 6 ? 'pending' : n < 7 ? 'in_progress' : 'done') : n < 3 ? 'pending' : n < 7 ? 'in_progress' : 'done';
+    const status: TaskStatus = inListed
+      ? n < 6
+        ? 'pending'
+        : n < 7
+          ? 'in_progress'
+          : 'done'
+      : n < 3
+        ? 'pending'
+        : n < 7
+          ? 'in_progress'
+          : 'done';
     rows.push({
       task_id: uuidv7(),
       project_id: inListed ? listed : other,
@@ -68,8 +78,16 @@ beforeAll(async () => {
   await migrateToLatest(knex);
   repositories = createRepositories(knex);
   tenantId = (await repositories.tenants.findOrCreate('plans')).tenant_id;
-  projectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name: 'listed', description: '' }, write))).value.project_id;
-  const otherProjectId = (await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenantId, { name: 'other', description: '' }, write))).value.project_id;
+  projectId = (
+    await repositories.inTransaction('fixture', (write) =>
+      repositories.projects.create(tenantId, { name: 'listed', description: '' }, write),
+    )
+  ).value.project_id;
+  const otherProjectId = (
+    await repositories.inTransaction('fixture', (write) =>
+      repositories.projects.create(tenantId, { name: 'other', description: '' }, write),
+    )
+  ).value.project_id;
   await seedTasks(projectId, otherProjectId);
   // Statistics, as a database in use has them, so the optimizer chooses as it would there.
   await knex.raw(testEngine === 'mysql' ? 'ANALYZE TABLE tasks' : 'ANALYZE');
@@ -88,13 +106,21 @@ interface SentQuery {
  * Lists a page through the repository and answers the one query that read the tasks, as knex
  * sent it, with the page's next_cursor.
  */
-async function listPage(query: { sort: Sort; status?: TaskStatus[]; cursor?: string }): Promise<SentQuery & { nextCursor: string | null }> {
+async function listPage(query: {
+  sort: Sort;
+  status?: TaskStatus[];
+  cursor?: string;
+}): Promise<SentQuery & { nextCursor: string | null }> {
   const sent: SentQuery[] = [];
-  const record = (q: { sql: string; bindings?: readonly unknown[] }) => sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+  const record = (q: { sql: string; bindings?: readonly unknown[] }) =>
+    sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
   knex.on('query', record);
   let page;
   try {
-    page = await repositories.tasks.listForProject(tenantId, projectId, { ...query, limit: pageSize });
+    page = await repositories.tasks.listForProject(tenantId, projectId, {
+      ...query,
+      limit: pageSize,
+    });
   } finally {
     knex.off('query', record);
   }
@@ -127,12 +153,16 @@ interface MariaDbExplainRow {
 
 /** EXPLAIN FORMAT=JSON: for each read of tasks through the index, the columns of it that it uses. */
 async function mariaDbUsedKeyParts(query: SentQuery, index: string): Promise<string[][]> {
-  const [[{ EXPLAIN: json }]] = await knex.raw('EXPLAIN FORMAT=JSON ' + query.sql, query.bindings as Knex.RawBinding[]);
+  const [[{ EXPLAIN: json }]] = await knex.raw(
+    'EXPLAIN FORMAT=JSON ' + query.sql,
+    query.bindings as Knex.RawBinding[],
+  );
   const found: string[][] = [];
   const visit = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
     const table = node as { table_name?: string; key?: string; used_key_parts?: string[] };
-    if (table.table_name === 'tasks' && table.key === index && table.used_key_parts) found.push(table.used_key_parts);
+    if (table.table_name === 'tasks' && table.key === index && table.used_key_parts)
+      found.push(table.used_key_parts);
     Object.values(node).forEach(visit);
   };
   visit(JSON.parse(json));
@@ -140,9 +170,13 @@ async function mariaDbUsedKeyParts(query: SentQuery, index: string): Promise<str
 }
 
 async function expectMariaDbPlan(query: SentQuery, expected: Expected): Promise<void> {
-  const [rows] = (await knex.raw('EXPLAIN ' + query.sql, query.bindings as Knex.RawBinding[])) as [MariaDbExplainRow[]];
+  const [rows] = (await knex.raw('EXPLAIN ' + query.sql, query.bindings as Knex.RawBinding[])) as [
+    MariaDbExplainRow[],
+  ];
   // Every read of tasks but the join back by primary key: the inner queries'.
-  const reads = rows.filter((row) => row.table === 'tasks' && !(row.type === 'eq_ref' && row.key === 'PRIMARY'));
+  const reads = rows.filter(
+    (row) => row.table === 'tasks' && !(row.type === 'eq_ref' && row.key === 'PRIMARY'),
+  );
   expect(reads).toHaveLength(expected.reads);
   for (const ids of reads) {
     expect(ids).toMatchObject({ select_type: 'DERIVED', key: expected.index });
@@ -155,7 +189,9 @@ async function expectMariaDbPlan(query: SentQuery, expected: Expected): Promise<
     expect(ids.Extra).toContain('Using index');
   }
   if (expected.seek) {
-    expect(await mariaDbUsedKeyParts(query, expected.index)).toEqual(Array(expected.reads).fill([...expected.equal, expected.column]));
+    expect(await mariaDbUsedKeyParts(query, expected.index)).toEqual(
+      Array(expected.reads).fill([...expected.equal, expected.column]),
+    );
   }
 }
 
@@ -167,23 +203,39 @@ interface SqlitePlanRow {
 
 /** The plan's rows below the given one, however deep. */
 function below(rows: SqlitePlanRow[], parent: SqlitePlanRow): SqlitePlanRow[] {
-  return rows.filter((row) => row.parent === parent.id).flatMap((child) => [child, ...below(rows, child)]);
+  return rows
+    .filter((row) => row.parent === parent.id)
+    .flatMap((child) => [child, ...below(rows, child)]);
 }
 
 async function expectSqlitePlan(query: SentQuery, expected: Expected): Promise<void> {
-  const rows: SqlitePlanRow[] = await knex.raw('EXPLAIN QUERY PLAN ' + query.sql, query.bindings as Knex.RawBinding[]);
+  const rows: SqlitePlanRow[] = await knex.raw(
+    'EXPLAIN QUERY PLAN ' + query.sql,
+    query.bindings as Knex.RawBinding[],
+  );
   const details = rows.map((row) => row.detail);
   // Every read of tasks but the join back by primary key: the inner queries'.
-  const reads = rows.filter((row) => /^(SCAN|SEARCH) tasks\b/.test(row.detail) && !/\(task_id=\?\)$/.test(row.detail));
+  const reads = rows.filter(
+    (row) => /^(SCAN|SEARCH) tasks\b/.test(row.detail) && !/\(task_id=\?\)$/.test(row.detail),
+  );
   expect(reads.map((row) => row.detail)).toHaveLength(expected.reads);
   // The deferred join's inner query, and in it each seek's own (when missing, the failure shows the whole plan).
-  const subquery = (name: string) => rows.find((row) => row.detail === `MATERIALIZE ${name}` || row.detail === `CO-ROUTINE ${name}`);
+  const subquery = (name: string) =>
+    rows.find((row) => row.detail === `MATERIALIZE ${name}` || row.detail === `CO-ROUTINE ${name}`);
   const page = subquery('page');
   expect(details).toContainEqual(page?.detail ?? 'CO-ROUTINE page');
-  const seeks = expected.reads === 1 ? [page!] : Array.from({ length: expected.reads }, (_, i) => subquery(`seek${i}`));
+  const seeks =
+    expected.reads === 1
+      ? [page!]
+      : Array.from({ length: expected.reads }, (_, i) => subquery(`seek${i}`));
   // A search, never a scan, bounded by the cursor on the sort column when there is one.
-  const bounds = [...expected.equal.map((column) => `${column}=?`), ...(expected.seek ? [`${expected.column}${expected.descending ? '<' : '>'}?`] : [])];
-  const search = new RegExp(`^SEARCH tasks USING COVERING INDEX ${expected.index} \\(${bounds.join(' AND ').replace(/\?/g, '\\?')}\\)$`);
+  const bounds = [
+    ...expected.equal.map((column) => `${column}=?`),
+    ...(expected.seek ? [`${expected.column}${expected.descending ? '<' : '>'}?`] : []),
+  ];
+  const search = new RegExp(
+    `^SEARCH tasks USING COVERING INDEX ${expected.index} \\(${bounds.join(' AND ').replace(/\?/g, '\\?')}\\)$`,
+  );
   for (const [i, seek] of seeks.entries()) {
     expect(details).toContainEqual(seek?.detail ?? `CO-ROUTINE seek${i}`);
     if (seek !== page) expect(below(rows, page!)).toContainEqual(seek);
@@ -191,7 +243,9 @@ async function expectSqlitePlan(query: SentQuery, expected: Expected): Promise<v
     const read = seekRows.find((row) => reads.includes(row));
     expect(read?.detail).toMatch(search);
     // In index order: no sort of every matching row before the LIMIT.
-    expect(seekRows.map((row) => row.detail)).not.toContainEqual(expect.stringMatching(/TEMP B-TREE/));
+    expect(seekRows.map((row) => row.detail)).not.toContainEqual(
+      expect.stringMatching(/TEMP B-TREE/),
+    );
   }
 }
 
@@ -203,13 +257,27 @@ interface Filter {
 }
 
 const short = (column: SortColumn) => column.replace('_at', '');
-const byStatus = (column: SortColumn) => ({ index: `tasks_project_status_${short(column)}`, equal: ['project_id', 'status'] });
+const byStatus = (column: SortColumn) => ({
+  index: `tasks_project_status_${short(column)}`,
+  equal: ['project_id', 'status'],
+});
 
 const filters: Filter[] = [
-  { name: 'unfiltered', index: (column) => ({ index: `tasks_project_${short(column)}`, equal: ['project_id'] }) },
+  {
+    name: 'unfiltered',
+    index: (column) => ({ index: `tasks_project_${short(column)}`, equal: ['project_id'] }),
+  },
   { name: 'filtered by status=in_progress', status: ['in_progress'], index: byStatus },
-  { name: 'filtered by status=pending&status=in_progress', status: ['pending', 'in_progress'], index: byStatus },
-  { name: 'filtered by all three statuses', status: ['done', 'pending', 'in_progress'], index: byStatus },
+  {
+    name: 'filtered by status=pending&status=in_progress',
+    status: ['pending', 'in_progress'],
+    index: byStatus,
+  },
+  {
+    name: 'filtered by all three statuses',
+    status: ['done', 'pending', 'in_progress'],
+    index: byStatus,
+  },
 ];
 
 const sorts: Sort[] = ['created_at', '-created_at', 'updated_at', '-updated_at'];
@@ -221,10 +289,25 @@ const cases = sorts.flatMap((sort) =>
       const { index, equal } = filter.index(column);
       const reads = filter.status?.length ?? 1;
       const through = reads === 1 ? index : `${index}, once per status,`;
-      const plan = afterCursor ? `seeks through ${through} from the cursor` : `reads its ids in order from ${through}`;
+      const plan = afterCursor
+        ? `seeks through ${through} from the cursor`
+        : `reads its ids in order from ${through}`;
       const page = afterCursor ? 'page after a cursor' : 'first page';
-      const expected: Expected = { index, equal, column, descending: sort.startsWith('-'), seek: afterCursor, reads };
-      return { title: `the ${page} of a list sorted by ${sort}, ${filter.name}, ${plan}`, sort, status: filter.status, afterCursor, expected };
+      const expected: Expected = {
+        index,
+        equal,
+        column,
+        descending: sort.startsWith('-'),
+        seek: afterCursor,
+        reads,
+      };
+      return {
+        title: `the ${page} of a list sorted by ${sort}, ${filter.name}, ${plan}`,
+        sort,
+        status: filter.status,
+        afterCursor,
+        expected,
+      };
     }),
   ),
 );

@@ -15,16 +15,34 @@ let knex: Knex;
 beforeAll(async () => {
   database = await createMigratedDatabase();
   knex = database.knex;
-  await knex('tenants').insert({ tenant_id: 'tenant', name: 't', created_at: '2026-01-01 00:00:00.000' });
+  await knex('tenants').insert({
+    tenant_id: 'tenant',
+    name: 't',
+    created_at: '2026-01-01 00:00:00.000',
+  });
 });
 afterAll(() => database.close());
 
-const project = (id: string) => ({ project_id: id, tenant_id: 'tenant', name: id, description: '', created_at: '2026-01-01 00:00:00.000', updated_at: '2026-01-01 00:00:00.000', version: 1 });
+const project = (id: string) => ({
+  project_id: id,
+  tenant_id: 'tenant',
+  name: id,
+  description: '',
+  created_at: '2026-01-01 00:00:00.000',
+  updated_at: '2026-01-01 00:00:00.000',
+  version: 1,
+});
 const insert = (id: string) => knex('projects').insert(project(id)).toSQL();
-const projectIds = async (prefix: string) => (await knex('projects').where('project_id', 'like', `${prefix}%`).orderBy('project_id').pluck('project_id')) as string[];
+const projectIds = async (prefix: string) =>
+  (await knex('projects')
+    .where('project_id', 'like', `${prefix}%`)
+    .orderBy('project_id')
+    .pluck('project_id')) as string[];
 
 /** The statements knex announces while `run` runs, and how many packets went to the database. */
-async function sent(run: () => Promise<unknown>): Promise<{ statements: string[]; packets: number }> {
+async function sent(
+  run: () => Promise<unknown>,
+): Promise<{ statements: string[]; packets: number }> {
   const statements: string[] = [];
   let packets = 0;
   const note = (query: { sql: string; pipelined?: boolean }) => {
@@ -62,7 +80,11 @@ it('rolls back every row when a held statement fails with the statement it went 
     await trx('projects').insert(project('b-3'));
   });
   // By its message: better-sqlite3's error class can be another jest module registry's, not an Error of this one.
-  await expect(attempt).rejects.toMatchObject({ message: expect.stringMatching(testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/) });
+  await expect(attempt).rejects.toMatchObject({
+    message: expect.stringMatching(
+      testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/,
+    ),
+  });
   expect(await projectIds('b-')).toEqual(['b-taken']);
 });
 
@@ -72,7 +94,11 @@ it('commits nothing when a held statement fails with COMMIT', async () => {
     await trx('projects').insert(project('c-1'));
     trx.later(insert('c-taken'));
   });
-  await expect(attempt).rejects.toMatchObject({ message: expect.stringMatching(testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/) });
+  await expect(attempt).rejects.toMatchObject({
+    message: expect.stringMatching(
+      testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/,
+    ),
+  });
   expect(await projectIds('c-')).toEqual(['c-taken']);
   // The connection went back to the pool clean: the next transaction on it commits as usual.
   await inTransaction(knex, 'request', async ({ trx }) => trx.later(insert('c-2')));
@@ -94,7 +120,9 @@ it('sends nothing for work that fails before its first statement, and holds noth
 it("fails with what a held statement's failure means; a failure it does not know stays the database's", async () => {
   await knex('projects').insert(project('e-taken'));
   class TakenError extends Error {}
-  const named = { failureMeans: (error: unknown) => (isDuplicateKey(error) ? new TakenError('taken') : undefined) };
+  const named = {
+    failureMeans: (error: unknown) => (isDuplicateKey(error) ? new TakenError('taken') : undefined),
+  };
   const attempt = inTransaction(knex, 'request', async ({ trx }) => {
     trx.later({ ...insert('e-taken'), ...named });
     trx.later(insert('e-1'));
@@ -104,7 +132,11 @@ it("fails with what a held statement's failure means; a failure it does not know
     trx.later({ ...insert('e-2'), failureMeans: () => undefined });
     trx.later(insert('e-taken'));
   });
-  await expect(unknown).rejects.toMatchObject({ message: expect.stringMatching(testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/) });
+  await expect(unknown).rejects.toMatchObject({
+    message: expect.stringMatching(
+      testEngine === 'mysql' ? /Duplicate entry/ : /UNIQUE constraint failed/,
+    ),
+  });
   expect(await projectIds('e-')).toEqual(['e-taken']);
 });
 
@@ -112,8 +144,12 @@ it("fails with what a held statement's answer means, and what was held after it,
   await knex('projects').insert(project('f-1'));
   class ChangedNothing extends Error {}
   const rename = (version: number) => ({
-    ...knex('projects').where({ project_id: 'f-1', version }).update({ name: 'renamed', version: version + 1 }).toSQL(),
-    answerMeans: (result: unknown) => (affectedRows(result) === 0 ? new ChangedNothing() : undefined),
+    ...knex('projects')
+      .where({ project_id: 'f-1', version })
+      .update({ name: 'renamed', version: version + 1 })
+      .toSQL(),
+    answerMeans: (result: unknown) =>
+      affectedRows(result) === 0 ? new ChangedNothing() : undefined,
   });
   // Written only where the rename took effect, as a change's event is.
   const renamedTwin = (version: number) => ({
@@ -125,13 +161,22 @@ it("fails with what a held statement's answer means, and what was held after it,
     trx.later(renamedTwin(8));
   });
   await expect(stale).rejects.toBeInstanceOf(ChangedNothing);
-  expect(await knex('projects').where('project_id', 'like', 'f-%').select('project_id', 'name', 'version')).toEqual([{ project_id: 'f-1', name: 'f-1', version: 1 }]);
+  expect(
+    await knex('projects')
+      .where('project_id', 'like', 'f-%')
+      .select('project_id', 'name', 'version'),
+  ).toEqual([{ project_id: 'f-1', name: 'f-1', version: 1 }]);
 
   await inTransaction(knex, 'request', async ({ trx }) => {
     trx.later(rename(1));
     trx.later(renamedTwin(2));
   });
-  expect(await knex('projects').where('project_id', 'like', 'f-%').orderBy('project_id').select('project_id', 'name', 'version')).toEqual([
+  expect(
+    await knex('projects')
+      .where('project_id', 'like', 'f-%')
+      .orderBy('project_id')
+      .select('project_id', 'name', 'version'),
+  ).toEqual([
     { project_id: 'f-1', name: 'renamed', version: 2 },
     { project_id: 'f-2', name: 'renamed', version: 1 },
   ]);

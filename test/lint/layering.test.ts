@@ -11,27 +11,60 @@ const eslint = path.join(projectRoot, 'node_modules', '.bin', 'eslint');
 
 /** ESLint's findings for `code` as if it were the file `file`. */
 function lint(file: string, code: string): Array<{ ruleId: string; message: string }> {
-  const run = spawnSync(eslint, ['--format', 'json', '--stdin', '--stdin-filename', file], { cwd: projectRoot, input: code, encoding: 'utf8' });
+  const run = spawnSync(eslint, ['--format', 'json', '--stdin', '--stdin-filename', file], {
+    cwd: projectRoot,
+    input: code,
+    encoding: 'utf8',
+  });
   if (run.stdout === '') throw new Error(`eslint failed: ${run.stderr}`);
   return JSON.parse(run.stdout)[0].messages;
 }
 
 it.each([
   ['src/db/upward.ts', "import { createApp } from '../http/app';", 'src/db is the lowest layer'],
-  ['src/db/upward.ts', "import { startDeliveryWorker } from '../webhooks/delivery-worker';", 'src/db is the lowest layer'],
-  ['src/webhooks/upward.ts', "import { problemFor } from '../http/problems';", 'knows nothing of HTTP'],
+  [
+    'src/db/upward.ts',
+    "import { startDeliveryWorker } from '../webhooks/delivery-worker';",
+    'src/db is the lowest layer',
+  ],
+  [
+    'src/webhooks/upward.ts',
+    "import { problemFor } from '../http/problems';",
+    'knows nothing of HTTP',
+  ],
   ['src/events/upward.ts', "import { startService } from '../server';", 'knows nothing of HTTP'],
-  ['src/handlers/upward.ts', "import type { Exchange } from '../http/exchange';", 'below the HTTP layer'],
+  [
+    'src/handlers/upward.ts',
+    "import type { Exchange } from '../http/exchange';",
+    'below the HTTP layer',
+  ],
 ])('refuses %s importing upward: %s', (file, code, reason) => {
-  const findings = lint(file, `${code}\nexport const used = [${code.match(/\{ (?:type )?(\w+) \}/)![1]}];\n`);
-  expect(findings).toEqual([expect.objectContaining({ ruleId: 'no-restricted-imports', message: expect.stringContaining(reason) })]);
+  const findings = lint(
+    file,
+    `${code}\nexport const used = [${code.match(/\{ (?:type )?(\w+) \}/)![1]}];\n`,
+  );
+  expect(findings).toEqual([
+    expect.objectContaining({
+      ruleId: 'no-restricted-imports',
+      message: expect.stringContaining(reason),
+    }),
+  ]);
 });
 
 it('lets each layer import the one below it', () => {
   const allowed = [
-    ['src/http/fine.ts', "import { createRepositories } from '../db/repositories';\nexport const used = createRepositories;\n"],
-    ['src/webhooks/fine.ts', "import type { Repositories } from '../db/repositories';\nexport type Used = Repositories;\n"],
-    ['src/handlers/fine.ts', "import { NotFoundError } from '../errors';\nexport const used = NotFoundError;\n"],
+    [
+      'src/http/fine.ts',
+      "import { createRepositories } from '../db/repositories';\nexport const used = createRepositories;\n",
+    ],
+    [
+      'src/webhooks/fine.ts',
+      "import type { Repositories } from '../db/repositories';\nexport type Used = Repositories;\n",
+    ],
+    [
+      'src/handlers/fine.ts',
+      "import { NotFoundError } from '../errors';\nexport const used = NotFoundError;\n",
+    ],
   ];
   for (const [file, code] of allowed) expect([file, lint(file, code)]).toEqual([file, []]);
 });

@@ -14,7 +14,8 @@ export interface ForwardedRequest {
 }
 
 /** 'lose': forward, then cut the connection; a status: answer that without forwarding. */
-export type Interference = 'lose' | { status: number; headers?: Record<string, string>; body?: string } | undefined;
+export type Interference =
+  'lose' | { status: number; headers?: Record<string, string>; body?: string } | undefined;
 
 export interface AnswerLosingProxy {
   /** http://127.0.0.1:PORT */
@@ -35,19 +36,33 @@ export async function startAnswerLosingProxy(upstream: string): Promise<AnswerLo
     const interference = rule(request, seen.push(request) - 1);
     if (interference !== undefined && interference !== 'lose') {
       req.resume();
-      res.writeHead(interference.status, { 'content-type': 'application/problem+json', ...interference.headers }).end(interference.body ?? '');
+      res
+        .writeHead(interference.status, {
+          'content-type': 'application/problem+json',
+          ...interference.headers,
+        })
+        .end(interference.body ?? '');
       return;
     }
-    const forwarded = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      if (interference === 'lose') {
-        // The service has answered: read it whole, so the change is surely made, then cut the client off.
-        answer.resume();
-        answer.once('end', () => req.socket.destroy());
-        return;
-      }
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const forwarded = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        if (interference === 'lose') {
+          // The service has answered: read it whole, so the change is surely made, then cut the client off.
+          answer.resume();
+          answer.once('end', () => req.socket.destroy());
+          return;
+        }
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forwarded.on('error', () => req.socket.destroy());
     req.pipe(forwarded);
   });

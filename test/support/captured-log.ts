@@ -18,7 +18,8 @@ export function capturedLog() {
     async waitFor(msg: string, count = 1, timeoutMs = 10_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (lines.filter((line) => line.msg === msg).length < count) {
-        if (Date.now() > deadline) throw new Error(`no ${count}× "${msg}" in the log within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`no ${count}× "${msg}" in the log within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

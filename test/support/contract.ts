@@ -9,7 +9,10 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { loadDocument } from '../../src/http/document';
 
-const api = new OpenAPIBackend({ definition: loadDocument().definition, customizeAjv: (ajv) => addFormats(ajv) });
+const api = new OpenAPIBackend({
+  definition: loadDocument().definition,
+  customizeAjv: (ajv) => addFormats(ajv),
+});
 const ready = api.init();
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true, coerceTypes: false }));
 const compiled = new Map<object, ValidateFunction>();
@@ -24,14 +27,24 @@ function validatorFor(schema: object): ValidateFunction {
 }
 
 /** The documented response for this request and status, and where it is documented. */
-function documentedResponse(method: string, path: string, status: number): { response: OpenAPIV3.ResponseObject; where: string } {
+function documentedResponse(
+  method: string,
+  path: string,
+  status: number,
+): { response: OpenAPIV3.ResponseObject; where: string } {
   const definition = api.definition as OpenAPIV3.Document;
-  const routingErrors = (definition as unknown as { 'x-routing-errors': Record<string, OpenAPIV3.ResponseObject> })['x-routing-errors'];
-  const routingError = () => ({ response: routingErrors[status], where: `x-routing-errors ${status}` });
+  const routingErrors = (
+    definition as unknown as { 'x-routing-errors': Record<string, OpenAPIV3.ResponseObject> }
+  )['x-routing-errors'];
+  const routingError = () => ({
+    response: routingErrors[status],
+    where: `x-routing-errors ${status}`,
+  });
   // What HTTP itself refuses (a malformed request, a timeout, headers too large) is answered
   // before routing, whatever the path: x-routing-errors besides 404 and 405.
   const beforeRouting = status !== 404 && status !== 405 && routingErrors[status] !== undefined;
-  const operation = api.router.matchOperation({ method, path, headers: {} }) as Operation | undefined;
+  const operation = api.router.matchOperation({ method, path, headers: {} }) as
+    Operation | undefined;
   if (operation) {
     const response = operation.responses?.[String(status)] as OpenAPIV3.ResponseObject | undefined;
     if (response) return { response, where: `${operation.operationId} ${status}` };
@@ -39,9 +52,12 @@ function documentedResponse(method: string, path: string, status: number): { res
     throw new Error(`${operation.operationId} does not document status ${status}`);
   }
   // A request that matches no operation: the document's x-routing-errors say what it gets.
-  const pathExists = api.router.getOperations().some((op) => new RegExp('^' + op.path.replace(/\{[^}]+\}/g, '[^/]+') + '/?$').test(path));
+  const pathExists = api.router
+    .getOperations()
+    .some((op) => new RegExp('^' + op.path.replace(/\{[^}]+\}/g, '[^/]+') + '/?$').test(path));
   const expected = pathExists ? 405 : 404;
-  if (status !== expected && !beforeRouting) throw new Error(`${method} ${path} matches no operation: expected ${expected}, got ${status}`);
+  if (status !== expected && !beforeRouting)
+    throw new Error(`${method} ${path} matches no operation: expected ${expected}, got ${status}`);
   return routingError();
 }
 
@@ -52,12 +68,18 @@ export interface ReceivedResponse {
 }
 
 /** Throws, naming the rule broken, when the response is not as the document says. */
-export async function assertConformsToContract(method: string, path: string, received: ReceivedResponse): Promise<void> {
+export async function assertConformsToContract(
+  method: string,
+  path: string,
+  received: ReceivedResponse,
+): Promise<void> {
   await ready;
   const { response, where } = documentedResponse(method.toLowerCase(), path, received.status);
   const problems: string[] = [];
 
-  for (const [name, header] of Object.entries(response.headers ?? {}) as Array<[string, OpenAPIV3.HeaderObject]>) {
+  for (const [name, header] of Object.entries(response.headers ?? {}) as Array<
+    [string, OpenAPIV3.HeaderObject]
+  >) {
     const value = received.headers.get(name);
     if (value === null) {
       if (header.required) problems.push(`header ${name} is required`);
@@ -75,18 +97,24 @@ export async function assertConformsToContract(method: string, path: string, rec
     const mediaType = contentType?.split(';')[0].trim() ?? '';
     const content = response.content[mediaType];
     if (!content) {
-      problems.push(`content type ${contentType} is not one of ${Object.keys(response.content).join(', ')}`);
+      problems.push(
+        `content type ${contentType} is not one of ${Object.keys(response.content).join(', ')}`,
+      );
     } else {
-      if (!/charset=utf-8/i.test(contentType ?? '')) problems.push(`content type ${contentType} has no charset=utf-8`);
+      if (!/charset=utf-8/i.test(contentType ?? ''))
+        problems.push(`content type ${contentType} has no charset=utf-8`);
       const body = JSON.parse(received.text);
       const validate = validatorFor(content.schema as object);
-      if (!validate(body)) problems.push(`body breaks the schema: ${ajv.errorsText(validate.errors)}`);
+      if (!validate(body))
+        problems.push(`body breaks the schema: ${ajv.errorsText(validate.errors)}`);
       if (mediaType === 'application/problem+json' && body.status !== received.status) {
         problems.push(`problem status ${body.status} differs from HTTP status ${received.status}`);
       }
     }
   }
   if (problems.length > 0) {
-    throw new Error(`${method} ${path} → ${received.status} breaks the contract (${where}):\n- ${problems.join('\n- ')}\n${received.text}`);
+    throw new Error(
+      `${method} ${path} → ${received.status} breaks the contract (${where}):\n- ${problems.join('\n- ')}\n${received.text}`,
+    );
   }
 }

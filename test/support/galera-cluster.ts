@@ -24,7 +24,8 @@ import { projectRoot } from '../../src/paths';
 import { freePort } from './free-port';
 
 export const mariadbd = process.env.MARIADBD_PATH || '/usr/sbin/mariadbd';
-export const galeraProvider = process.env.GALERA_PROVIDER_PATH || '/usr/lib/galera/libgalera_smm.so';
+export const galeraProvider =
+  process.env.GALERA_PROVIDER_PATH || '/usr/lib/galera/libgalera_smm.so';
 export const haproxy = process.env.HAPROXY_PATH || 'haproxy';
 
 const databaseName = 'tasks';
@@ -42,7 +43,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function mysqlIds(): { uid: number; gid: number } {
   const uid = spawnSync('id', ['-u', 'mysql'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'mysql'], { encoding: 'utf8' });
-  if (uid.status !== 0 || gid.status !== 0) throw new Error('the mysql user is missing (apt-get install mariadb-server)');
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error('the mysql user is missing (apt-get install mariadb-server)');
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
@@ -53,8 +55,12 @@ function chownTree(target: string, ids: { uid: number; gid: number }): void {
 }
 
 /** Kills a detached process and everything it started (its process group); resolves once it is gone. */
-async function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (!child || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+async function killGroup(
+  child: ChildProcess | undefined,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
+  if (!child || child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+    return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     process.kill(-child.pid, signal);
@@ -133,19 +139,19 @@ export class GaleraNode {
         ...(this.clusterAddress === undefined
           ? ['wsrep_on=OFF']
           : [
-            'wsrep_on=ON',
-            `wsrep_provider=${galeraProvider}`,
-            `wsrep_provider_options="${provider}"`,
-            `wsrep_cluster_name=${clusterName}`,
-            `wsrep_cluster_address=${this.clusterAddress}`,
-            `wsrep_node_name=${this.name}`,
-            'wsrep_node_address=127.0.0.1',
-            `wsrep_sst_receive_address=127.0.0.1:${this.ports.sst}`,
-            'wsrep_sst_method=rsync',
-            'wsrep_slave_threads=2',
-            // Each certification conflict in the error log, with the keys and statements involved.
-            'wsrep_log_conflicts=ON',
-          ]),
+              'wsrep_on=ON',
+              `wsrep_provider=${galeraProvider}`,
+              `wsrep_provider_options="${provider}"`,
+              `wsrep_cluster_name=${clusterName}`,
+              `wsrep_cluster_address=${this.clusterAddress}`,
+              `wsrep_node_name=${this.name}`,
+              'wsrep_node_address=127.0.0.1',
+              `wsrep_sst_receive_address=127.0.0.1:${this.ports.sst}`,
+              'wsrep_sst_method=rsync',
+              'wsrep_slave_threads=2',
+              // Each certification conflict in the error log, with the keys and statements involved.
+              'wsrep_log_conflicts=ON',
+            ]),
         '',
       ].join('\n'),
     );
@@ -155,12 +161,21 @@ export class GaleraNode {
   /** Starts `mariadbd` in a session of its own; `extra` arguments after the config file's. */
   spawn(extra: string[] = []): void {
     const out = fs.openSync(path.join(this.folder, 'stdout.log'), 'a');
-    this.child = spawn(mariadbd, [`--defaults-file=${path.join(this.folder, 'my.cnf')}`, ...extra], { detached: true, stdio: ['ignore', out, out] });
+    this.child = spawn(
+      mariadbd,
+      [`--defaults-file=${path.join(this.folder, 'my.cnf')}`, ...extra],
+      { detached: true, stdio: ['ignore', out, out] },
+    );
     fs.closeSync(out);
   }
 
   async connect(): Promise<mysql.Connection> {
-    return mysql.createConnection({ host: '127.0.0.1', port: this.ports.client, user: 'root', connectTimeout: 2000 });
+    return mysql.createConnection({
+      host: '127.0.0.1',
+      port: this.ports.client,
+      user: 'root',
+      connectTimeout: 2000,
+    });
   }
 
   /** `SHOW STATUS` values of this node, or undefined when it does not answer. */
@@ -168,8 +183,16 @@ export class GaleraNode {
     let connection: mysql.Connection | undefined;
     try {
       connection = await this.connect();
-      const [rows] = await connection.query(`SHOW STATUS WHERE Variable_name IN (${names.map(() => '?').join(', ')})`, names);
-      return Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((row) => [row.Variable_name, row.Value]));
+      const [rows] = await connection.query(
+        `SHOW STATUS WHERE Variable_name IN (${names.map(() => '?').join(', ')})`,
+        names,
+      );
+      return Object.fromEntries(
+        (rows as Array<{ Variable_name: string; Value: string }>).map((row) => [
+          row.Variable_name,
+          row.Value,
+        ]),
+      );
     } catch {
       return undefined;
     } finally {
@@ -179,7 +202,12 @@ export class GaleraNode {
 
   /** Synced (wsrep_local_state 4) in a primary component of `size` nodes, ready for queries. */
   async isSynced(size?: number): Promise<boolean> {
-    const status = await this.status(['wsrep_local_state', 'wsrep_cluster_size', 'wsrep_cluster_status', 'wsrep_ready']);
+    const status = await this.status([
+      'wsrep_local_state',
+      'wsrep_cluster_size',
+      'wsrep_cluster_status',
+      'wsrep_ready',
+    ]);
     return (
       status !== undefined &&
       status.wsrep_local_state === '4' &&
@@ -193,9 +221,14 @@ export class GaleraNode {
     const deadline = Date.now() + timeoutMs;
     while (!(await this.isSynced(size))) {
       if (this.child && (this.child.exitCode !== null || this.child.signalCode !== null)) {
-        throw new Error(`${this.name} exited (${this.child.exitCode ?? this.child.signalCode}):\n${this.tailOfLog()}`);
+        throw new Error(
+          `${this.name} exited (${this.child.exitCode ?? this.child.signalCode}):\n${this.tailOfLog()}`,
+        );
       }
-      if (Date.now() > deadline) throw new Error(`${this.name} is not Synced in a cluster of ${size ?? 'any size'} after ${timeoutMs} ms:\n${this.tailOfLog()}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.name} is not Synced in a cluster of ${size ?? 'any size'} after ${timeoutMs} ms:\n${this.tailOfLog()}`,
+        );
       await sleep(250);
     }
   }
@@ -214,7 +247,9 @@ export class GaleraNode {
   }
 
   get running(): boolean {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+    return (
+      this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
+    );
   }
 
   /**
@@ -225,7 +260,15 @@ export class GaleraNode {
   async restart(timeoutMs: number): Promise<{ position: string | undefined }> {
     const recoverLog = path.join(this.folder, 'recover.log');
     fs.rmSync(recoverLog, { force: true });
-    const recovered = spawnSync(mariadbd, [`--defaults-file=${path.join(this.folder, 'my.cnf')}`, '--wsrep-recover', `--log-error=${recoverLog}`], { encoding: 'utf8', timeout: 120_000 });
+    const recovered = spawnSync(
+      mariadbd,
+      [
+        `--defaults-file=${path.join(this.folder, 'my.cnf')}`,
+        '--wsrep-recover',
+        `--log-error=${recoverLog}`,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     const log = fs.existsSync(recoverLog) ? fs.readFileSync(recoverLog, 'utf8') : recovered.stderr;
     const position = /WSREP: Recovered position: (\S+:-?\d+)/.exec(log)?.[1];
     this.spawn(position && !position.endsWith(':-1') ? [`--wsrep-start-position=${position}`] : []);
@@ -239,12 +282,24 @@ function installDataDir(node: GaleraNode): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const child = spawn(
       'mariadb-install-db',
-      ['--no-defaults', '--user=mysql', `--datadir=${node.dataDir}`, `--tmpdir=${node.tmpDir}`, '--skip-test-db', '--auth-root-authentication-method=normal', '--innodb-log-file-size=48M'],
+      [
+        '--no-defaults',
+        '--user=mysql',
+        `--datadir=${node.dataDir}`,
+        `--tmpdir=${node.tmpDir}`,
+        '--skip-test-db',
+        '--auth-root-authentication-method=normal',
+        '--innodb-log-file-size=48M',
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`mariadb-install-db failed for ${node.name}:\n${stderr}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`mariadb-install-db failed for ${node.name}:\n${stderr}`)),
+    );
   });
 }
 
@@ -255,7 +310,8 @@ async function waitConnectable(node: GaleraNode, timeoutMs: number): Promise<voi
       await (await node.connect()).end();
       return;
     } catch (error) {
-      if (!node.running) throw new Error(`${node.name} exited:\n${node.tailOfLog()}`, { cause: error });
+      if (!node.running)
+        throw new Error(`${node.name} exited:\n${node.tailOfLog()}`, { cause: error });
       if (Date.now() > deadline) throw error;
       await sleep(200);
     }
@@ -279,7 +335,12 @@ export class StandaloneMariaDb {
   static async start(): Promise<StandaloneMariaDb> {
     const ids = mysqlIds();
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-standalone-'));
-    const node = new GaleraNode(0, path.join(folder, 'server'), { client: await freePort(), gmcast: 0, ist: 0, sst: 0 }, undefined);
+    const node = new GaleraNode(
+      0,
+      path.join(folder, 'server'),
+      { client: await freePort(), gmcast: 0, ist: 0, sst: 0 },
+      undefined,
+    );
     const server = new StandaloneMariaDb(folder, node);
     try {
       fs.mkdirSync(node.tmpDir, { recursive: true });
@@ -331,9 +392,17 @@ export class GaleraCluster {
     const ids = mysqlIds();
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-galera-'));
     const ports: Ports[] = [];
-    for (let i = 0; i < 3; i++) ports.push({ client: await freePort(), gmcast: await freePort(), ist: await freePort(), sst: await freePort() });
+    for (let i = 0; i < 3; i++)
+      ports.push({
+        client: await freePort(),
+        gmcast: await freePort(),
+        ist: await freePort(),
+        sst: await freePort(),
+      });
     const clusterAddress = `gcomm://${ports.map((p) => `127.0.0.1:${p.gmcast}`).join(',')}`;
-    const nodes = ports.map((p, i) => new GaleraNode(i, path.join(folder, `node${i + 1}`), p, clusterAddress));
+    const nodes = ports.map(
+      (p, i) => new GaleraNode(i, path.join(folder, `node${i + 1}`), p, clusterAddress),
+    );
     const cluster = new GaleraCluster(folder, nodes, await freePort());
     try {
       const started = Date.now();
@@ -376,19 +445,34 @@ export class GaleraCluster {
       ...process.env,
       GALERA_LISTEN: `127.0.0.1:${this.proxyPort}`,
       GALERA_CHECK: path.join(projectRoot, 'deploy', 'galera-health-check.sh'),
-      ...Object.fromEntries(this.nodes.map((node, i) => [`GALERA_NODE${i + 1}`, `127.0.0.1:${node.ports.client}`])),
+      ...Object.fromEntries(
+        this.nodes.map((node, i) => [`GALERA_NODE${i + 1}`, `127.0.0.1:${node.ports.client}`]),
+      ),
     };
     const out = fs.openSync(path.join(this.folder, 'haproxy.log'), 'a');
-    this.haproxyChild = spawn(haproxy, ['-db', '-f', config], { detached: true, stdio: ['ignore', out, out], env });
+    this.haproxyChild = spawn(haproxy, ['-db', '-f', config], {
+      detached: true,
+      stdio: ['ignore', out, out],
+      env,
+    });
     fs.closeSync(out);
     const deadline = Date.now() + 20_000;
     for (;;) {
       try {
-        const connection = await mysql.createConnection({ host: '127.0.0.1', port: this.proxyPort, user: 'root', connectTimeout: 1000 });
+        const connection = await mysql.createConnection({
+          host: '127.0.0.1',
+          port: this.proxyPort,
+          user: 'root',
+          connectTimeout: 1000,
+        });
         await connection.end();
         return;
       } catch (error) {
-        if (this.haproxyChild.exitCode !== null) throw new Error(`haproxy exited with ${this.haproxyChild.exitCode}: ${fs.readFileSync(path.join(this.folder, 'haproxy.log'), 'utf8')}`, { cause: error });
+        if (this.haproxyChild.exitCode !== null)
+          throw new Error(
+            `haproxy exited with ${this.haproxyChild.exitCode}: ${fs.readFileSync(path.join(this.folder, 'haproxy.log'), 'utf8')}`,
+            { cause: error },
+          );
         if (Date.now() > deadline) throw error;
         await sleep(200);
       }

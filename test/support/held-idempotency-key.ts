@@ -5,8 +5,17 @@
 import type { Knex } from 'knex';
 import mysql from 'mysql2/promise';
 
-export async function holdIdempotencyKey(knex: Knex, tenantId: string, idempotencyKey: string): Promise<mysql.Connection> {
-  const { host, port, user, database } = knex.client.config.connection as { host: string; port: number; user: string; database: string };
+export async function holdIdempotencyKey(
+  knex: Knex,
+  tenantId: string,
+  idempotencyKey: string,
+): Promise<mysql.Connection> {
+  const { host, port, user, database } = knex.client.config.connection as {
+    host: string;
+    port: number;
+    user: string;
+    database: string;
+  };
   const connection = await mysql.createConnection({ host, port, user, database });
   await connection.query('BEGIN');
   await connection.query(

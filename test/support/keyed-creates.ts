@@ -10,14 +10,18 @@ import { startService } from '../../src/server';
 import { testConfig } from './test-config';
 
 /** A tenant with a read-write key and one project, made on the database directly. */
-export async function seedTenant(database: DatabaseConfig): Promise<{ key: string; projectId: string }> {
+export async function seedTenant(
+  database: DatabaseConfig,
+): Promise<{ key: string; projectId: string }> {
   const service = await startService(testConfig(database));
   try {
     const repositories = createRepositories(service.knex);
     const key = generateApiKey();
     const tenant = await repositories.tenants.findOrCreate('acme');
     await repositories.apiKeys.insert(tenant.tenant_id, hashApiKey(key), ['read', 'write']);
-    const project = await repositories.inTransaction('fixture', (write) => repositories.projects.create(tenant.tenant_id, { name: 'load', description: '' }, write));
+    const project = await repositories.inTransaction('fixture', (write) =>
+      repositories.projects.create(tenant.tenant_id, { name: 'load', description: '' }, write),
+    );
     return { key, projectId: project.value.project_id };
   } finally {
     await service.stop();
@@ -34,7 +38,11 @@ export interface KeyedCreate {
 function createTask(url: string, apiKey: string, projectId: string, idempotencyKey: string) {
   return fetch(`${url}/v1/tasks`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
+    headers: {
+      Authorization: `Bearer ${apiKey}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': idempotencyKey,
+    },
     body: JSON.stringify({ project_id: projectId, title: idempotencyKey }),
   });
 }
@@ -77,7 +85,12 @@ export function startKeyedCreates(url: string, apiKey: string, projectId: string
  * Sends every key again, as a client that never got an answer (or did) would, until it gets a
  * 201; the answer of each retry, by key.
  */
-export async function retryEveryKey(url: string, apiKey: string, projectId: string, creates: KeyedCreate[]) {
+export async function retryEveryKey(
+  url: string,
+  apiKey: string,
+  projectId: string,
+  creates: KeyedCreate[],
+) {
   const answers = new Map<string, { taskId: string; replayed: boolean }>();
   const deadline = Date.now() + 60_000;
   for (const { key } of creates) {
@@ -85,10 +98,16 @@ export async function retryEveryKey(url: string, apiKey: string, projectId: stri
       const response = await createTask(url, apiKey, projectId, key);
       const body = (await response.json()) as { task_id?: string };
       if (response.status === 201) {
-        answers.set(key, { taskId: body.task_id!, replayed: response.headers.get('idempotent-replayed') === 'true' });
+        answers.set(key, {
+          taskId: body.task_id!,
+          replayed: response.headers.get('idempotent-replayed') === 'true',
+        });
         break;
       }
-      if (Date.now() > deadline) throw new Error(`${key}: still ${response.status} ${JSON.stringify(body)} after a minute of retries`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${key}: still ${response.status} ${JSON.stringify(body)} after a minute of retries`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -97,7 +116,9 @@ export async function retryEveryKey(url: string, apiKey: string, projectId: stri
 
 /** The ids of the stored tasks with each title. */
 export async function taskIdsByTitle(knex: Knex, titles: string[]): Promise<Map<string, string[]>> {
-  const rows: Array<{ title: string; task_id: string }> = await knex('tasks').select('title', 'task_id').whereIn('title', titles);
+  const rows: Array<{ title: string; task_id: string }> = await knex('tasks')
+    .select('title', 'task_id')
+    .whereIn('title', titles);
   const byTitle = new Map<string, string[]>();
   for (const row of rows) byTitle.set(row.title, [...(byTitle.get(row.title) ?? []), row.task_id]);
   return byTitle;

@@ -24,12 +24,17 @@ export async function scrapeMetrics(baseUrl: string): Promise<Scrape> {
 }
 
 /** Scrapes until `check` holds of a scrape (and answers that one), or throws after `timeoutMs`. */
-export async function scrapeUntil(baseUrl: string, check: (scrape: Scrape) => boolean, timeoutMs = 10_000): Promise<Scrape> {
+export async function scrapeUntil(
+  baseUrl: string,
+  check: (scrape: Scrape) => boolean,
+  timeoutMs = 10_000,
+): Promise<Scrape> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const scrape = await scrapeMetrics(baseUrl);
     if (check(scrape)) return scrape;
-    if (Date.now() > deadline) throw new Error(`/metrics did not show what was awaited within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`/metrics did not show what was awaited within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -42,7 +47,21 @@ export function metricNamesIn(expr: string): string[] {
     .replace(/\[[^\]]*\]/g, ' ')
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
     .replace(/\$\{?\w+\}?/g, ' ');
-  const keywords = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
+  const keywords = new Set([
+    'by',
+    'without',
+    'on',
+    'ignoring',
+    'group_left',
+    'group_right',
+    'bool',
+    'and',
+    'or',
+    'unless',
+    'offset',
+    'inf',
+    'nan',
+  ]);
   const names: string[] = [];
   for (const [, name, call] of stripped.matchAll(/(?<![\w.])([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?/g)) {
     if (call === undefined && !keywords.has(name.toLowerCase())) names.push(name);

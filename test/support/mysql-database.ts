@@ -11,7 +11,12 @@ export interface MysqlDatabase {
 export async function createMysqlDatabase(serverUrl: string, name: string): Promise<MysqlDatabase> {
   const server = new URL(serverUrl);
   const admin = () =>
-    mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+    mysql.createConnection({
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username),
+      password: decodeURIComponent(server.password),
+    });
   const connection = await admin();
   await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
   await connection.query(`CREATE DATABASE \`${name}\``);
@@ -27,4 +32,3 @@ export async function createMysqlDatabase(serverUrl: string, name: string): Prom
     },
   };
 }
-

@@ -22,7 +22,17 @@ export class OwnMariaDb {
   /** `serverOptions` go to mariadbd after the test's own (`--sql-mode=...`), at every start. */
   static async create(serverOptions: readonly string[] = []): Promise<OwnMariaDb> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-mariadb-'));
-    const installed = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${dataDir}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'], { encoding: 'utf8' });
+    const installed = spawnSync(
+      'mariadb-install-db',
+      [
+        '--no-defaults',
+        `--datadir=${dataDir}`,
+        '--user=root',
+        '--skip-test-db',
+        '--auth-root-authentication-method=normal',
+      ],
+      { encoding: 'utf8' },
+    );
     if (installed.status !== 0) throw new Error(`mariadb-install-db failed:\n${installed.stderr}`);
     const server = new OwnMariaDb(dataDir, await freePort(), serverOptions);
     await server.start();
@@ -37,13 +47,28 @@ export class OwnMariaDb {
   }
 
   private connect() {
-    return mysql.createConnection({ host: '127.0.0.1', port: this.port, user: 'root', connectTimeout: 1000 });
+    return mysql.createConnection({
+      host: '127.0.0.1',
+      port: this.port,
+      user: 'root',
+      connectTimeout: 1000,
+    });
   }
 
   async start(): Promise<void> {
     this.child = spawn(
       mariadbd,
-      ['--no-defaults', `--datadir=${this.dataDir}`, `--port=${this.port}`, `--socket=${path.join(this.dataDir, 'mysqld.sock')}`, '--bind-address=127.0.0.1', '--user=root', '--skip-grant-tables', '--innodb-buffer-pool-size=32M', ...this.serverOptions],
+      [
+        '--no-defaults',
+        `--datadir=${this.dataDir}`,
+        `--port=${this.port}`,
+        `--socket=${path.join(this.dataDir, 'mysqld.sock')}`,
+        '--bind-address=127.0.0.1',
+        '--user=root',
+        '--skip-grant-tables',
+        '--innodb-buffer-pool-size=32M',
+        ...this.serverOptions,
+      ],
       { stdio: 'ignore' },
     );
     const deadline = Date.now() + 60_000;
@@ -76,7 +101,8 @@ export class OwnMariaDb {
   }
 
   async destroy(): Promise<void> {
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null) await this.crash();
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null)
+      await this.crash();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -22,12 +22,17 @@ export class OwnRedis {
   }
 
   async start(): Promise<void> {
-    const child = spawn(redisServer, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const child = spawn(
+      redisServer,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     this.child = child;
     const deadline = Date.now() + 10_000;
     while ((await this.ping()) === false) {
       if (child.exitCode !== null) throw new Error(`${redisServer} exited with ${child.exitCode}`);
-      if (Date.now() > deadline) throw new Error(`${redisServer} did not answer on port ${this.port}`);
+      if (Date.now() > deadline)
+        throw new Error(`${redisServer} did not answer on port ${this.port}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

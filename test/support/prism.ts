@@ -13,11 +13,27 @@ export interface RunningPrism {
 }
 
 /** `prism mock [--dynamic]` or `prism proxy UPSTREAM --errors`, once it answers. */
-export async function startPrism(mode: { mock: 'static' | 'dynamic' } | { proxyTo: string }): Promise<RunningPrism> {
+export async function startPrism(
+  mode: { mock: 'static' | 'dynamic' } | { proxyTo: string },
+): Promise<RunningPrism> {
   const port = await freePort();
-  const modeArgs = 'mock' in mode ? ['mock', ...(mode.mock === 'dynamic' ? ['--dynamic'] : [])] : ['proxy', '--errors'];
-  const args = [modeArgs[0], openapiDocumentPath, ...('proxyTo' in mode ? [mode.proxyTo] : []), ...modeArgs.slice(1), '--host', '127.0.0.1', '--port', String(port)];
-  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'prism'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const modeArgs =
+    'mock' in mode
+      ? ['mock', ...(mode.mock === 'dynamic' ? ['--dynamic'] : [])]
+      : ['proxy', '--errors'];
+  const args = [
+    modeArgs[0],
+    openapiDocumentPath,
+    ...('proxyTo' in mode ? [mode.proxyTo] : []),
+    ...modeArgs.slice(1),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+  ];
+  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'prism'), args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -28,7 +44,8 @@ export async function startPrism(mode: { mock: 'static' | 'dynamic' } | { proxyT
       await fetch(`${url}/v1/projects`);
       break;
     } catch {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`prism ${args.join(' ')} did not start:\n${stderr}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`prism ${args.join(' ')} did not start:\n${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

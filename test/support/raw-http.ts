@@ -34,7 +34,9 @@ export class RawConnection {
   static async open(baseUrl: string, localAddress?: string): Promise<RawConnection> {
     const { hostname, port } = new URL(baseUrl);
     const socket = net.connect({ port: Number(port), host: hostname, localAddress });
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      socket.once('connect', resolve).once('error', reject),
+    );
     return new RawConnection(socket);
   }
 
@@ -93,7 +95,10 @@ export class RawConnection {
 }
 
 /** Sends the bytes on a new connection and reads one response. */
-export async function rawRequest(baseUrl: string, bytes: string | Buffer): Promise<SocketResponse & { connection: RawConnection }> {
+export async function rawRequest(
+  baseUrl: string,
+  bytes: string | Buffer,
+): Promise<SocketResponse & { connection: RawConnection }> {
   const connection = await RawConnection.open(baseUrl);
   connection.write(bytes);
   const response = await connection.response();

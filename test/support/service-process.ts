@@ -23,10 +23,22 @@ export interface ServiceProcess {
 }
 
 /** `node dist/src/cli/serve.js` on a free port, once it says it is serving. */
-export async function serveProcess(database: DatabaseConfig, env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function serveProcess(
+  database: DatabaseConfig,
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [entryPoint], {
     // Limits no test reaches, as in the in-process tests' configuration: the tests send from one address.
-    env: { ...process.env, DATABASE_URL: databaseUrl(database), PORT: '0', RATE_LIMIT_PER_MINUTE: '0', MAX_CONNECTIONS_PER_ADDRESS: '1000', LONG_POLLS_PER_KEY: '1000', LONG_POLLS_PER_TENANT: '1000', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl(database),
+      PORT: '0',
+      RATE_LIMIT_PER_MINUTE: '0',
+      MAX_CONNECTIONS_PER_ADDRESS: '1000',
+      LONG_POLLS_PER_KEY: '1000',
+      LONG_POLLS_PER_TENANT: '1000',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines: Array<Record<string, any>> = [];
@@ -37,7 +49,13 @@ export async function serveProcess(database: DatabaseConfig, env: Record<string,
       if (entry.msg === 'task-tracker serving') resolve(entry.url.replace(/\/v1$/, ''));
     });
     // With what it logged last, which says why ('close': once its output has all been read).
-    child.once('close', (code) => reject(new Error(`the service exited with ${code} before serving; it logged last: ${JSON.stringify(lines.slice(-3))}`)));
+    child.once('close', (code) =>
+      reject(
+        new Error(
+          `the service exited with ${code} before serving; it logged last: ${JSON.stringify(lines.slice(-3))}`,
+        ),
+      ),
+    );
   });
   return { child, url, lines };
 }

@@ -30,7 +30,9 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     cleanupIntervalSeconds: 60,
     eventRetentionDays: 30,
     webhookTimeoutSeconds: 10,
-    webhookRetryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    webhookRetryScheduleMs: [
+      5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ],
     webhookAllowPrivateTargets: false,
     webhookEndpointsPerTenant: 20,
     webhookMaxInFlight: 64,

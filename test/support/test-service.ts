@@ -30,7 +30,11 @@ async function contractFetch(input: Request): Promise<Response> {
   const violations = response.headers.get('sl-violations');
   if (violations) throw new Error(`${input.method} ${input.url}: Prism reports ${violations}`);
   const text = await response.clone().text();
-  await assertConformsToContract(input.method, new URL(input.url).pathname, { status: response.status, headers: response.headers, text });
+  await assertConformsToContract(input.method, new URL(input.url).pathname, {
+    status: response.status,
+    headers: response.headers,
+    text,
+  });
   return response;
 }
 
@@ -51,13 +55,21 @@ export interface TestService {
   /** The typed client (openapi-fetch over the generated paths), authenticated with the key. */
   client(key: string): ReturnType<typeof createClient<paths>>;
   /** Any request at all, for what the typed client cannot send (bad JSON, wrong types...). */
-  send(method: string, path: string, init?: { key?: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<RawResponse>;
+  send(
+    method: string,
+    path: string,
+    init?: { key?: string; headers?: Record<string, string>; body?: string | Uint8Array },
+  ): Promise<RawResponse>;
   stop(): Promise<void>;
 }
 
-export async function startTestService(options: { config?: Partial<Config>; logDestination?: DestinationStream } = {}): Promise<TestService> {
+export async function startTestService(
+  options: { config?: Partial<Config>; logDestination?: DestinationStream } = {},
+): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase();
-  const service = await startService(testConfig(database.config, options.config), { logDestination: options.logDestination });
+  const service = await startService(testConfig(database.config, options.config), {
+    logDestination: options.logDestination,
+  });
   const repositories = createRepositories(service.knex);
   const prism = throughPrism ? await startPrism({ proxyTo: service.url }) : undefined;
   return {
@@ -68,14 +80,25 @@ export async function startTestService(options: { config?: Partial<Config>; logD
       return (await issueApiKey(repositories, tenant, scopes)).key;
     },
     client(key) {
-      return createClient<paths>({ baseUrl: prism?.url ?? service.url, headers: { Authorization: `Bearer ${key}` }, fetch: contractFetch });
+      return createClient<paths>({
+        baseUrl: prism?.url ?? service.url,
+        headers: { Authorization: `Bearer ${key}` },
+        fetch: contractFetch,
+      });
     },
     async send(method, path, init = {}) {
       const headers: Record<string, string> = { ...init.headers };
       if (init.key !== undefined) headers.Authorization = `Bearer ${init.key}`;
-      const response = await contractFetch(new Request(service.url + path, { method, headers, body: init.body }));
+      const response = await contractFetch(
+        new Request(service.url + path, { method, headers, body: init.body }),
+      );
       const text = await response.text();
-      return { status: response.status, headers: response.headers, text, json: text === '' ? undefined : JSON.parse(text) };
+      return {
+        status: response.status,
+        headers: response.headers,
+        text,
+        json: text === '' ? undefined : JSON.parse(text),
+      };
     },
     async stop() {
       await prism?.stop();

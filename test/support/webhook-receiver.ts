@@ -27,11 +27,16 @@ export interface WebhookReceiver {
   concurrent(): { now: number; most: number };
   respond(responder: Responder): void;
   /** Resolves once `count` requests (of `path`, when given) have arrived; rejects after `timeoutMs`. */
-  waitFor(count: number, options?: { path?: string; timeoutMs?: number }): Promise<ReceivedRequest[]>;
+  waitFor(
+    count: number,
+    options?: { path?: string; timeoutMs?: number },
+  ): Promise<ReceivedRequest[]>;
   stop(): Promise<void>;
 }
 
-export async function startReceiver(responder: Responder = () => ({ status: 204 })): Promise<WebhookReceiver> {
+export async function startReceiver(
+  responder: Responder = () => ({ status: 204 }),
+): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
@@ -100,7 +105,11 @@ export async function startReceiver(responder: Responder = () => ({ status: 204 
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`the receiver got ${matching().length} of ${count} requests${path ? ` to ${path}` : ''} in ${timeoutMs} ms`));
+          reject(
+            new Error(
+              `the receiver got ${matching().length} of ${count} requests${path ? ` to ${path}` : ''} in ${timeoutMs} ms`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

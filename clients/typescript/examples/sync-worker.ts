@@ -6,7 +6,14 @@
  *
  *   TASK_TRACKER_URL=http://127.0.0.1:3000 TASK_TRACKER_API_KEY=tt_… node sync-worker.js
  */
-import { createClient, CursorExpiredError, type Project, type Task, type TaskTrackerClient, type TypedEvent } from '@task-tracker/client';
+import {
+  createClient,
+  CursorExpiredError,
+  type Project,
+  type Task,
+  type TaskTrackerClient,
+  type TypedEvent,
+} from '@task-tracker/client';
 
 /** Where the worker keeps its copy and its cursor: a database in a real worker. */
 export interface Mirror {
@@ -23,7 +30,8 @@ function apply(mirror: Mirror, event: TypedEvent): void {
       break;
     case 'project.deleted':
       mirror.projects.delete(event.data.object.project_id);
-      for (const [id, task] of mirror.tasks) if (task.project_id === event.data.object.project_id) mirror.tasks.delete(id);
+      for (const [id, task] of mirror.tasks)
+        if (task.project_id === event.data.object.project_id) mirror.tasks.delete(id);
       break;
     case 'task.created':
     case 'task.updated':
@@ -35,20 +43,34 @@ function apply(mirror: Mirror, event: TypedEvent): void {
   }
 }
 
-async function resynchronise(client: TaskTrackerClient, mirror: Mirror, head: string): Promise<void> {
+async function resynchronise(
+  client: TaskTrackerClient,
+  mirror: Mirror,
+  head: string,
+): Promise<void> {
   mirror.projects.clear();
   mirror.tasks.clear();
   for await (const project of client.projects.list({ limit: 200 })) {
     mirror.projects.set(project.project_id, project);
-    for await (const task of client.tasks.list(project.project_id, { limit: 200 })) mirror.tasks.set(task.task_id, task);
+    for await (const task of client.tasks.list(project.project_id, { limit: 200 }))
+      mirror.tasks.set(task.task_id, task);
   }
   mirror.cursor = head;
 }
 
 /** Runs until `signal` aborts. */
-export async function runSyncWorker(client: TaskTrackerClient, mirror: Mirror, signal: AbortSignal): Promise<void> {
+export async function runSyncWorker(
+  client: TaskTrackerClient,
+  mirror: Mirror,
+  signal: AbortSignal,
+): Promise<void> {
   while (!signal.aborted) {
-    if (mirror.cursor === undefined) await resynchronise(client, mirror, (await client.events.page({ from: 'latest' })).next_cursor);
+    if (mirror.cursor === undefined)
+      await resynchronise(
+        client,
+        mirror,
+        (await client.events.page({ from: 'latest' })).next_cursor,
+      );
     try {
       for await (const event of client.events.follow({ from: mirror.cursor, signal })) {
         apply(mirror, event);
@@ -56,17 +78,30 @@ export async function runSyncWorker(client: TaskTrackerClient, mirror: Mirror, s
       }
     } catch (error) {
       if (!(error instanceof CursorExpiredError)) throw error;
-      await resynchronise(client, mirror, error.latestCursor ?? (await client.events.page({ from: 'latest' })).next_cursor);
+      await resynchronise(
+        client,
+        mirror,
+        error.latestCursor ?? (await client.events.page({ from: 'latest' })).next_cursor,
+      );
     }
   }
 }
 
 if (require.main === module) {
-  const client = createClient({ baseUrl: process.env.TASK_TRACKER_URL ?? 'http://127.0.0.1:3000', apiKey: process.env.TASK_TRACKER_API_KEY ?? '' });
+  const client = createClient({
+    baseUrl: process.env.TASK_TRACKER_URL ?? 'http://127.0.0.1:3000',
+    apiKey: process.env.TASK_TRACKER_API_KEY ?? '',
+  });
   const mirror: Mirror = { projects: new Map(), tasks: new Map() };
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
-  setInterval(() => console.log(`${mirror.projects.size} projects, ${mirror.tasks.size} tasks, cursor ${mirror.cursor}`), 5000).unref();
+  setInterval(
+    () =>
+      console.log(
+        `${mirror.projects.size} projects, ${mirror.tasks.size} tasks, cursor ${mirror.cursor}`,
+      ),
+    5000,
+  ).unref();
   runSyncWorker(client, mirror, stop.signal).catch((error) => {
     console.error(error);
     process.exit(1);

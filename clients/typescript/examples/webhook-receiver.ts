@@ -9,7 +9,10 @@ import http from 'node:http';
 import { verifyWebhook, WebhookVerificationError } from '@task-tracker/client/webhooks';
 import type { TypedEvent } from '@task-tracker/client';
 
-export function createReceiver(secrets: string[], handle: (event: TypedEvent) => void | Promise<void>): http.Server {
+export function createReceiver(
+  secrets: string[],
+  handle: (event: TypedEvent) => void | Promise<void>,
+): http.Server {
   // A real receiver keeps the ids it has handled in its database, in the transaction that handles the event.
   const handled = new Set<string>();
   return http.createServer((req, res) => {
@@ -33,5 +36,7 @@ export function createReceiver(secrets: string[], handle: (event: TypedEvent) =>
 
 if (require.main === module) {
   const secrets = (process.env.WEBHOOK_SECRETS ?? '').split(',').filter(Boolean);
-  createReceiver(secrets, (event) => console.log(`${event.sequence} ${event.type} ${event.event_id}`)).listen(Number(process.env.PORT ?? 4242));
+  createReceiver(secrets, (event) =>
+    console.log(`${event.sequence} ${event.type} ${event.event_id}`),
+  ).listen(Number(process.env.PORT ?? 4242));
 }

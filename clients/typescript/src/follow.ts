@@ -45,23 +45,34 @@ export function cursorAfter(sequence: number): string {
 }
 
 /** Reads one page of the feed, throwing a ProblemError for an error answer (retries are below it). */
-export type FeedPageReader = (query: {
-  cursor?: string;
-  from?: 'latest';
-  limit: number;
-  wait: number;
-  type?: EventType[];
-  project_id?: string;
-}, signal?: AbortSignal) => Promise<{ data: TypedEvent[]; next_cursor: string; has_more: boolean }>;
+export type FeedPageReader = (
+  query: {
+    cursor?: string;
+    from?: 'latest';
+    limit: number;
+    wait: number;
+    type?: EventType[];
+    project_id?: string;
+  },
+  signal?: AbortSignal,
+) => Promise<{ data: TypedEvent[]; next_cursor: string; has_more: boolean }>;
 
-const pauseAfterFailureMs = (failures: number) => Math.min(30_000, 500 * 2 ** Math.min(failures, 6)) * (0.5 + Math.random() / 2);
+const pauseAfterFailureMs = (failures: number) =>
+  Math.min(30_000, 500 * 2 ** Math.min(failures, 6)) * (0.5 + Math.random() / 2);
 
-export async function* follow(readPage: FeedPageReader, options: FollowOptions = {}): AsyncGenerator<FollowedEvent> {
+export async function* follow(
+  readPage: FeedPageReader,
+  options: FollowOptions = {},
+): AsyncGenerator<FollowedEvent> {
   const { signal, types, projectId } = options;
   const wait = options.waitSeconds ?? 30;
   const limit = options.limit ?? 200;
-  const filters = { ...(types ? { type: types } : {}), ...(projectId ? { project_id: projectId } : {}) };
-  let cursor: string | undefined = options.from === 'oldest' || options.from === 'latest' ? undefined : options.from;
+  const filters = {
+    ...(types ? { type: types } : {}),
+    ...(projectId ? { project_id: projectId } : {}),
+  };
+  let cursor: string | undefined =
+    options.from === 'oldest' || options.from === 'latest' ? undefined : options.from;
   let latestFirst = options.from === 'latest';
   let lastYielded = 0;
   let hasMore = true;
@@ -71,13 +82,18 @@ export async function* follow(readPage: FeedPageReader, options: FollowOptions =
     try {
       page = latestFirst
         ? await readPage({ from: 'latest', limit, wait: 0, ...filters }, signal)
-        : await readPage({ ...(cursor ? { cursor } : {}), limit, wait: hasMore ? 0 : wait, ...filters }, signal);
+        : await readPage(
+            { ...(cursor ? { cursor } : {}), limit, wait: hasMore ? 0 : wait, ...filters },
+            signal,
+          );
     } catch (error) {
       if (signal?.aborted) return;
-      if (error instanceof ProblemError && error.status === 410) throw new CursorExpiredError(error.problem.latest_cursor as string | undefined, error);
+      if (error instanceof ProblemError && error.status === 410)
+        throw new CursorExpiredError(error.problem.latest_cursor as string | undefined, error);
       // What retries could not get past (the service busy or unreachable for longer) is waited out;
       // anything else (a key refused, a request the service calls invalid) ends the following.
-      if (error instanceof ProblemError && error.status !== 429 && error.status !== 503) throw error;
+      if (error instanceof ProblemError && error.status !== 429 && error.status !== 503)
+        throw error;
       await new Promise((resolve) => setTimeout(resolve, pauseAfterFailureMs(failures++)));
       continue;
     }

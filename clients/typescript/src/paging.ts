@@ -12,7 +12,9 @@ export interface Paginator<T> extends AsyncIterable<T> {
   toArray(options: { max: number }): Promise<T[]>;
 }
 
-export function paginate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): Paginator<T> {
+export function paginate<T>(
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+): Paginator<T> {
   async function* pages(): AsyncGenerator<Page<T>> {
     let cursor: string | undefined;
     do {
@@ -29,7 +31,8 @@ export function paginate<T>(fetchPage: (cursor: string | undefined) => Promise<P
     pages,
     async toArray(options) {
       const max = options?.max;
-      if (!Number.isSafeInteger(max) || max < 0) throw new TypeError('toArray needs { max }: the most items to read, a whole number');
+      if (!Number.isSafeInteger(max) || max < 0)
+        throw new TypeError('toArray needs { max }: the most items to read, a whole number');
       const collected: T[] = [];
       if (max === 0) return collected;
       for await (const item of items()) {

@@ -58,22 +58,33 @@ export class ProblemError extends Error {
     this.title = problem.title;
     this.detail = problem.detail;
     this.errors = problem.errors ?? [];
-    this.requestId = (problem as { request_id?: string }).request_id ?? headers?.get('x-request-id') ?? undefined;
+    this.requestId =
+      (problem as { request_id?: string }).request_id ?? headers?.get('x-request-id') ?? undefined;
     const retryAfter = Number(headers?.get('retry-after'));
-    this.retryAfter = headers?.has('retry-after') && Number.isFinite(retryAfter) ? retryAfter : undefined;
+    this.retryAfter =
+      headers?.has('retry-after') && Number.isFinite(retryAfter) ? retryAfter : undefined;
     this.problem = problem;
   }
 }
 
 /** Whether `error` is a ProblemError, of the given type when one is named. */
-export function isProblem<Type extends ProblemType>(error: unknown, type?: Type): error is ProblemError & { type: Type } {
+export function isProblem<Type extends ProblemType>(
+  error: unknown,
+  type?: Type,
+): error is ProblemError & { type: Type } {
   return error instanceof ProblemError && (type === undefined || error.type === type);
 }
 
 /** The ProblemError for a failed answer; a body that is not a problem document still gives one, of its status. */
 export function problemFrom(response: Response, body: unknown): ProblemError {
-  const problem = body !== null && typeof body === 'object' && typeof (body as Problem).type === 'string'
-    ? (body as Problem & Record<string, unknown>)
-    : { type: response.status >= 500 ? '/problems/internal-error' : '/problems/invalid-request', title: response.statusText || `HTTP ${response.status}`, status: response.status, detail: typeof body === 'string' ? body : '' };
+  const problem =
+    body !== null && typeof body === 'object' && typeof (body as Problem).type === 'string'
+      ? (body as Problem & Record<string, unknown>)
+      : {
+          type: response.status >= 500 ? '/problems/internal-error' : '/problems/invalid-request',
+          title: response.statusText || `HTTP ${response.status}`,
+          status: response.status,
+          detail: typeof body === 'string' ? body : '',
+        };
   return new ProblemError(response.status, problem, response.headers);
 }

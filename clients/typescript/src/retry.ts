@@ -22,13 +22,23 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxRetries: 3, timeoutMs: 30_000, baseDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 3,
+  timeoutMs: 30_000,
+  baseDelayMs: 250,
+  maxDelayMs: 10_000,
+  maxRetryAfterMs: 60_000,
+};
 
 /** The creates that take an Idempotency-Key (held to the document by a test). */
 export const keyedCreatePaths = ['/v1/projects', '/v1/tasks', '/v1/webhook-endpoints'];
 
 /** A backoff before retry `retry` (0 for the first): exponential, capped, with full jitter over its upper half. */
-export function backoffMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+export function backoffMs(
+  retry: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
@@ -42,11 +52,20 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
 }
 
 /** What kind of request this is, for what may be retried. */
-export function requestKind(request: Request): { keyedCreate: boolean; survivesLostAnswer: boolean; isDelete: boolean } {
+export function requestKind(request: Request): {
+  keyedCreate: boolean;
+  survivesLostAnswer: boolean;
+  isDelete: boolean;
+} {
   const path = new URL(request.url).pathname;
   const keyedCreate = request.method === 'POST' && keyedCreatePaths.includes(path);
   const conditional = request.headers.has('if-match');
-  const survivesLostAnswer = request.method === 'GET' || request.method === 'HEAD' || keyedCreate || request.method === 'DELETE' || (request.method === 'PATCH' && conditional);
+  const survivesLostAnswer =
+    request.method === 'GET' ||
+    request.method === 'HEAD' ||
+    keyedCreate ||
+    request.method === 'DELETE' ||
+    (request.method === 'PATCH' && conditional);
   return { keyedCreate, survivesLostAnswer, isDelete: request.method === 'DELETE' };
 }
 
@@ -86,7 +105,10 @@ export function newIdempotencyKey(): string {
 }
 
 /** A fetch that adds the Idempotency-Key, bounds each attempt and retries as the policy above says. */
-export function retryingFetch(policy: RetryPolicy, fetchImpl: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
+export function retryingFetch(
+  policy: RetryPolicy,
+  fetchImpl: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
   return async (original) => {
     const kind = requestKind(original);
     let request = original;
@@ -104,13 +126,19 @@ export function retryingFetch(policy: RetryPolicy, fetchImpl: (request: Request)
         response = await fetchImpl(attempt);
       } catch (error) {
         // The caller's own abort ends the call; a timeout or a network error is a lost answer.
-        if (original.signal?.aborted || !kind.survivesLostAnswer || retry >= policy.maxRetries) throw error;
+        if (original.signal?.aborted || !kind.survivesLostAnswer || retry >= policy.maxRetries)
+          throw error;
         answerLost = true;
         await sleep(backoffMs(retry, policy), original.signal);
         continue;
       }
-      if (kind.isDelete && answerLost && response.status === 404) return new Response(null, { status: 204, headers: response.headers });
-      const refusedUnseen = response.status === 429 || (response.status === 409 && kind.keyedCreate && (await problemType(response)) === '/problems/idempotency-in-progress');
+      if (kind.isDelete && answerLost && response.status === 404)
+        return new Response(null, { status: 204, headers: response.headers });
+      const refusedUnseen =
+        response.status === 429 ||
+        (response.status === 409 &&
+          kind.keyedCreate &&
+          (await problemType(response)) === '/problems/idempotency-in-progress');
       const retryable = refusedUnseen || (response.status === 503 && kind.survivesLostAnswer);
       if (!retryable || retry >= policy.maxRetries) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));

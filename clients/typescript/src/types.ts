@@ -9,7 +9,10 @@ export type EventType = Schemas['EventType'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 
-type EventOf<Type extends EventType, Data> = Omit<Event, 'type' | 'data'> & { type: Type; data: Data };
+type EventOf<Type extends EventType, Data> = Omit<Event, 'type' | 'data'> & {
+  type: Type;
+  data: Data;
+};
 
 /**
  * An Event whose `data` is known from its `type`: narrowing on `event.type` gives a Project or a

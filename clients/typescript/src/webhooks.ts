@@ -27,11 +27,16 @@ const headerNames = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as 
 function headerValues(headers: WebhookHeaders): Record<string, string> {
   const values: Record<string, string> = {};
   const isFetchHeaders = typeof (headers as Headers).get === 'function';
-  const plain = isFetchHeaders ? undefined : Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const plain = isFetchHeaders
+    ? undefined
+    : Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+      );
   for (const name of headerNames) {
     const value = isFetchHeaders ? (headers as Headers).get(name) : plain![name];
     const text = Array.isArray(value) ? value.join(' ') : value;
-    if (typeof text !== 'string' || text === '') throw new WebhookVerificationError('format', `The ${name} header is missing.`);
+    if (typeof text !== 'string' || text === '')
+      throw new WebhookVerificationError('format', `The ${name} header is missing.`);
     values[name] = text;
   }
   return values;
@@ -49,20 +54,33 @@ function reasonOf(error: unknown): WebhookVerificationReason {
  * during a rotation) and its timestamp is within 5 minutes of now. Pass the body exactly as
  * received, before any JSON parsing. WebhookVerificationError says why a delivery is refused.
  */
-export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHeaders, secrets: string | string[]): TypedEvent {
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secrets: string | string[],
+): TypedEvent {
   const values = headerValues(headers);
-  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder('utf-8', { fatal: true }).decode(rawBody);
+  const body =
+    typeof rawBody === 'string'
+      ? rawBody
+      : new TextDecoder('utf-8', { fatal: true }).decode(rawBody);
   const candidates = Array.isArray(secrets) ? secrets : [secrets];
   if (candidates.length === 0) throw new TypeError('verifyWebhook needs at least one secret');
   let last: WebhookVerificationError | undefined;
   for (const secret of candidates) {
     try {
       const event = new Webhook(secret).verify(body, values);
-      if (event === null || typeof event !== 'object' || typeof (event as TypedEvent).type !== 'string') throw new WebhookVerificationError('format', 'The body is not an event.');
+      if (
+        event === null ||
+        typeof event !== 'object' ||
+        typeof (event as TypedEvent).type !== 'string'
+      )
+        throw new WebhookVerificationError('format', 'The body is not an event.');
       return event as TypedEvent;
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw error;
-      if (!(error instanceof LibraryVerificationError)) throw new WebhookVerificationError('format', 'The body is not JSON.');
+      if (!(error instanceof LibraryVerificationError))
+        throw new WebhookVerificationError('format', 'The body is not JSON.');
       last = new WebhookVerificationError(reasonOf(error), error.message);
       // Only a signature depends on the secret: another secret may still match it.
       if (last.reason !== 'signature') throw last;
@@ -75,7 +93,11 @@ export function verifyWebhook(rawBody: string | Uint8Array, headers: WebhookHead
  * A delivery of `event` signed with `secret` as the service signs one: the body and the three
  * headers, for a receiver's own tests.
  */
-export function signTestWebhook(event: TypedEvent, secret: string, options: { timestamp?: Date; id?: string } = {}): { body: string; headers: Record<(typeof headerNames)[number] | 'content-type', string> } {
+export function signTestWebhook(
+  event: TypedEvent,
+  secret: string,
+  options: { timestamp?: Date; id?: string } = {},
+): { body: string; headers: Record<(typeof headerNames)[number] | 'content-type', string> } {
   const body = JSON.stringify(event);
   const timestamp = options.timestamp ?? new Date();
   const id = options.id ?? event.event_id;

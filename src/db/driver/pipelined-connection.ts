@@ -42,7 +42,10 @@ class RefusedAnswer extends Error {
 }
 
 /** The refusal of the first of `statements` whose answer (in `results`, in the same order) is refused. */
-function refusal(statements: readonly HeldStatement[], results: readonly unknown[]): RefusedAnswer | undefined {
+function refusal(
+  statements: readonly HeldStatement[],
+  results: readonly unknown[],
+): RefusedAnswer | undefined {
   for (const [i, statement] of statements.entries()) {
     const meaning = statement.answerMeans?.(results[i]);
     if (meaning !== undefined) return new RefusedAnswer(meaning);
@@ -94,7 +97,11 @@ export interface PipelinedConnection {
  * statement is announced as knex announces its own (a `query` event, marked `pipelined`), in the
  * order the work made them, so the benchmark's statement check sees every statement and packet.
  */
-export function pipelined(knex: Knex, connection: DriverConnection, opening: readonly Statement[]): PipelinedConnection {
+export function pipelined(
+  knex: Knex,
+  connection: DriverConnection,
+  opening: readonly Statement[],
+): PipelinedConnection {
   const held: HeldStatement[] = [];
   let begun = false;
   // The held statements of the last packet that failed, and its error.
@@ -104,7 +111,12 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
     return error;
   };
   const announce = (statement: Statement) =>
-    knex.client.emit('query', { __knexUid: connection.__knexUid, sql: statement.sql, bindings: statement.bindings, pipelined: true });
+    knex.client.emit('query', {
+      __knexUid: connection.__knexUid,
+      sql: statement.sql,
+      bindings: statement.bindings,
+      pipelined: true,
+    });
   const takeHeld = () => {
     const statements = begun ? held.splice(0) : [...opening, ...held.splice(0)];
     begun = true;
@@ -120,15 +132,27 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
           query(options: { sql: string }, bindings: unknown[] | undefined, callback: Callback) {
             const before = takeHeld();
             if (before.length === 0) return connection.query!(options, bindings, callback);
-            const noting: Callback = (error, results, fields) => callback(error && noteFailure(error, before), results, fields);
-            if (connection.oneStatementAPacket) return inTurn(connection, before, () => connection.query!(options, bindings, callback), noting);
+            const noting: Callback = (error, results, fields) =>
+              callback(error && noteFailure(error, before), results, fields);
+            if (connection.oneStatementAPacket)
+              return inTurn(
+                connection,
+                before,
+                () => connection.query!(options, bindings, callback),
+                noting,
+              );
             const sql = [...before.map((statement) => statement.sql), options.sql].join(';\n');
-            const allBindings = [...before.flatMap((statement) => statement.bindings), ...(bindings ?? [])];
+            const allBindings = [
+              ...before.flatMap((statement) => statement.bindings),
+              ...(bindings ?? []),
+            ];
             // A multi-statement answers with one result (and one list of fields) per statement.
             return connection.query!({ ...options, sql }, allBindings, (error, results, fields) => {
               if (error) return noting(error);
               const refused = refusal(before, results as unknown[]);
-              return refused ? noting(refused) : callback(null, (results as unknown[]).at(-1), (fields as unknown[]).at(-1));
+              return refused
+                ? noting(refused)
+                : callback(null, (results as unknown[]).at(-1), (fields as unknown[]).at(-1));
             });
           },
         }
@@ -139,7 +163,14 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
             const before = takeHeld();
             try {
               for (const statement of before) {
-                const refused = refusal([statement], [connection.prepare!(statement.sql).run(formatBindings(knex, statement.bindings))]);
+                const refused = refusal(
+                  [statement],
+                  [
+                    connection.prepare!(statement.sql).run(
+                      formatBindings(knex, statement.bindings),
+                    ),
+                  ],
+                );
                 if (refused) throw refused;
               }
             } catch (error) {
@@ -178,18 +209,29 @@ export function pipelined(knex: Knex, connection: DriverConnection, opening: rea
 }
 
 /** Sends `statements` one after another, each alone, then `last`; the first failure or refused answer is `callback`'s. */
-function inTurn(connection: DriverConnection, statements: HeldStatement[], last: () => unknown, callback: Callback): void {
+function inTurn(
+  connection: DriverConnection,
+  statements: HeldStatement[],
+  last: () => unknown,
+  callback: Callback,
+): void {
   const send = (i: number): unknown =>
     i === statements.length
       ? last()
-      : connection.query!({ sql: statements[i].sql }, [...statements[i].bindings], (error, result) => {
-          const failure = error ?? refusal([statements[i]], [result]);
-          return failure ? callback(failure) : send(i + 1);
-        });
+      : connection.query!(
+          { sql: statements[i].sql },
+          [...statements[i].bindings],
+          (error, result) => {
+            const failure = error ?? refusal([statements[i]], [result]);
+            return failure ? callback(failure) : send(i + 1);
+          },
+        );
   send(0);
 }
 
 /** knex's own conversion of bindings for better-sqlite3 (dates to numbers, booleans to 0 and 1). */
 function formatBindings(knex: Knex, bindings: readonly unknown[]): unknown[] {
-  return (knex.client as unknown as { _formatBindings(bindings: readonly unknown[]): unknown[] })._formatBindings(bindings);
+  return (
+    knex.client as unknown as { _formatBindings(bindings: readonly unknown[]): unknown[] }
+  )._formatBindings(bindings);
 }

@@ -18,12 +18,21 @@ export async function pipelinedTransaction(knex: Knex, readCommitted: boolean): 
   const client = knex.client as PoolClient;
   const connection = await client.acquireConnection();
   // Applies to the next transaction only.
-  const opening: Statement[] = [...(readCommitted ? [{ sql: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', bindings: [] }] : []), { sql: 'BEGIN', bindings: [] }];
+  const opening: Statement[] = [
+    ...(readCommitted
+      ? [{ sql: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', bindings: [] }]
+      : []),
+    { sql: 'BEGIN', bindings: [] },
+  ];
   const pipe = pipelined(knex, connection, opening);
-  const trx: Transaction = Object.assign((table: string) => knex(table).connection(pipe.connection), {
-    raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) => knex.raw(sql, bindings).connection(pipe.connection),
-    later: (statement: HeldStatement) => pipe.hold(statement),
-  });
+  const trx: Transaction = Object.assign(
+    (table: string) => knex(table).connection(pipe.connection),
+    {
+      raw: (sql: string, bindings: readonly Knex.RawBinding[] = []) =>
+        knex.raw(sql, bindings).connection(pipe.connection),
+      later: (statement: HeldStatement) => pipe.hold(statement),
+    },
+  );
   return {
     trx,
     async commit() {

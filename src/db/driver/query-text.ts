@@ -12,10 +12,16 @@ interface Mysql2Connection {
 
 function sqlAlone(statement: unknown): unknown {
   const options = statement as { sql?: unknown } | null;
-  return typeof options === 'object' && options !== null && typeof options.sql === 'string' && Object.keys(options).length === 1 ? options.sql : statement;
+  return typeof options === 'object' &&
+    options !== null &&
+    typeof options.sql === 'string' &&
+    Object.keys(options).length === 1
+    ? options.sql
+    : statement;
 }
 
 export function queriesAsText(connection: Mysql2Connection): void {
   const query = connection.query.bind(connection);
-  connection.query = (statement: unknown, ...rest: unknown[]) => query(sqlAlone(statement), ...rest);
+  connection.query = (statement: unknown, ...rest: unknown[]) =>
+    query(sqlAlone(statement), ...rest);
 }

@@ -22,7 +22,11 @@ export function boundStatements(connection: Mysql2Connection, ms: number): void 
     const callback = args.at(-1);
     if (typeof callback !== 'function') return query(...args);
     const timer = setTimeout(() => {
-      connection.stream.destroy(Object.assign(new Error(`The database did not answer a statement within ${ms} ms.`), { code: 'ETIMEDOUT' }));
+      connection.stream.destroy(
+        Object.assign(new Error(`The database did not answer a statement within ${ms} ms.`), {
+          code: 'ETIMEDOUT',
+        }),
+      );
     }, ms);
     return query(...args.slice(0, -1), (...results: unknown[]) => {
       clearTimeout(timer);

@@ -3,7 +3,11 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('projects', (table) => {
     table.specificType('project_id', 'char(36)').primary();
-    table.specificType('tenant_id', 'char(36)').notNullable().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .notNullable()
+      .references('tenant_id')
+      .inTable('tenants');
     table.string('name', 200).notNullable();
     table.text('description').notNullable();
     table.datetime('created_at', { precision: 3 }).notNullable();

@@ -9,6 +9,9 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('tasks', (table) => {
-    table.dropIndex(['project_id', 'status', 'created_at', 'task_id'], 'tasks_project_status_created');
+    table.dropIndex(
+      ['project_id', 'status', 'created_at', 'task_id'],
+      'tasks_project_status_created',
+    );
   });
 }

@@ -3,7 +3,11 @@ import type { Knex } from 'knex';
 // The first answer to each Idempotency-Key, per tenant, so a retry replays it.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('idempotency_keys', (table) => {
-    table.specificType('tenant_id', 'char(36)').notNullable().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .notNullable()
+      .references('tenant_id')
+      .inTable('tenants');
     table.string('idempotency_key', 255).notNullable();
     // SHA-256 of the operation and its body: what a retry must repeat to be replayed.
     table.specificType('fingerprint', 'char(64)').notNullable();

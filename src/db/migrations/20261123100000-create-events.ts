@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('events', (table) => {
     table.specificType('event_id', 'char(36)').primary();
-    table.specificType('tenant_id', 'char(36)').notNullable().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .notNullable()
+      .references('tenant_id')
+      .inTable('tenants');
     // Null until numbered: readers see only numbered events.
     table.bigInteger('sequence').nullable();
     table.string('type', 32).notNullable();

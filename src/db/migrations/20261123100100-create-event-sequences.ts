@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 // poll watches for.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('event_sequences', (table) => {
-    table.specificType('tenant_id', 'char(36)').primary().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .primary()
+      .references('tenant_id')
+      .inTable('tenants');
     table.bigInteger('last_sequence').notNullable();
   });
 }

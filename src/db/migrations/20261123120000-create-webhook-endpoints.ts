@@ -5,7 +5,11 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_endpoints', (table) => {
     table.specificType('webhook_endpoint_id', 'char(36)').primary();
-    table.specificType('tenant_id', 'char(36)').notNullable().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .notNullable()
+      .references('tenant_id')
+      .inTable('tenants');
     table.string('url', 2000).notNullable();
     // A JSON array of event types, or null for every type.
     table.string('event_types', 200).nullable();
@@ -27,7 +31,10 @@ export async function up(knex: Knex): Promise<void> {
     table.datetime('created_at', { precision: 3 }).notNullable();
     table.datetime('updated_at', { precision: 3 }).notNullable();
     // The tenant's list (keyset on created_at, id), the fan-out's look-up by tenant, and the foreign key.
-    table.index(['tenant_id', 'created_at', 'webhook_endpoint_id'], 'webhook_endpoints_tenant_created');
+    table.index(
+      ['tenant_id', 'created_at', 'webhook_endpoint_id'],
+      'webhook_endpoints_tenant_created',
+    );
   });
 }
 

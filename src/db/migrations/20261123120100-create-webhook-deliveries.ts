@@ -26,7 +26,10 @@ export async function up(knex: Knex): Promise<void> {
     table.string('claimed_by', 64).nullable();
     table.datetime('lease_until', { precision: 3 }).nullable();
     // An endpoint's due attempts, oldest first.
-    table.index(['webhook_endpoint_id', 'status', 'next_attempt_at', 'delivery_id'], 'webhook_deliveries_due');
+    table.index(
+      ['webhook_endpoint_id', 'status', 'next_attempt_at', 'delivery_id'],
+      'webhook_deliveries_due',
+    );
     // The delivery log, newest first (keyset on created_at, id).
     table.index(['webhook_endpoint_id', 'created_at', 'delivery_id'], 'webhook_deliveries_log');
     // Retention: the oldest first.

@@ -5,7 +5,11 @@ import type { Knex } from 'knex';
 // Galera cluster does not hold across nodes).
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_endpoint_counts', (table) => {
-    table.specificType('tenant_id', 'char(36)').primary().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .primary()
+      .references('tenant_id')
+      .inTable('tenants');
     table.integer('endpoints').notNullable();
   });
 }

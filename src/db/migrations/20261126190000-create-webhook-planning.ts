@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 // on from here after its events are numbered, in transactions of its own.
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhook_planning', (table) => {
-    table.specificType('tenant_id', 'char(36)').primary().references('tenant_id').inTable('tenants');
+    table
+      .specificType('tenant_id', 'char(36)')
+      .primary()
+      .references('tenant_id')
+      .inTable('tenants');
     table.bigInteger('planned_sequence').notNullable();
   });
 }

@@ -6,7 +6,13 @@
  * first, then templates, most specific first; a path some template matches but not with this
  * method is a 405.
  */
-import { OpenAPIRouter, type Document, type Operation, type ParsedRequest, type Request } from 'openapi-backend';
+import {
+  OpenAPIRouter,
+  type Document,
+  type Operation,
+  type ParsedRequest,
+  type Request,
+} from 'openapi-backend';
 
 interface Template {
   pattern: RegExp;
@@ -16,7 +22,12 @@ interface Template {
 /** The stock router's pattern for a template: each `{param}` is one path segment, the rest literal. */
 function templatePattern(path: string): RegExp {
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${path.split(/\{[^}]+\}/).map(literal).join('[^/]+')}$`);
+  return new RegExp(
+    `^${path
+      .split(/\{[^}]+\}/)
+      .map(literal)
+      .join('[^/]+')}$`,
+  );
 }
 
 /** How specific a template is: the length of its literal text, as the stock router ranks them. */
@@ -33,11 +44,17 @@ interface OperationParse {
 
 function operationParse(operation: Operation): OperationParse {
   const names = [...operation.path.matchAll(/\{([A-Za-z0-9_-]+)\}/g)].map((m) => m[1]);
-  const parameters = (operation.parameters ?? []) as Array<{ in?: string; content?: unknown; explode?: boolean }>;
+  const parameters = (operation.parameters ?? []) as Array<{
+    in?: string;
+    content?: unknown;
+    explode?: boolean;
+  }>;
   return {
     pattern: new RegExp(`^${operation.path.replace(/\{[A-Za-z0-9_-]+\}/g, '([^\\/]*)')}$`),
     names,
-    unusual: new Set(names).size !== names.length || parameters.some((p) => p.in === 'query' && (p.content !== undefined || p.explode === false)),
+    unusual:
+      new Set(names).size !== names.length ||
+      parameters.some((p) => p.in === 'query' && (p.content !== undefined || p.explode === false)),
   };
 }
 
@@ -48,7 +65,8 @@ function copyOfPlainQuery(query: Request['query']): ParsedRequest['query'] | und
   for (const name of Object.keys(query)) {
     const value = query[name];
     if (typeof value === 'string') copy[name] = value;
-    else if (Array.isArray(value) && value.every((item) => typeof item === 'string')) copy[name] = [...value];
+    else if (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+      copy[name] = [...value];
     else return undefined;
   }
   return copy;
@@ -94,7 +112,8 @@ export class CompiledRouter extends OpenAPIRouter {
     // apiRoot '/' (the default): every normalized path is under it, so matching need not check.
     super({ definition });
     this.operations = super.getOperations();
-    for (const operation of this.operations) this.operationParses.set(operation, operationParse(operation));
+    for (const operation of this.operations)
+      this.operationParses.set(operation, operationParse(operation));
     this.templates = this.operations
       .map((operation) => ({ pattern: templatePattern(operation.path), operation }))
       .sort((a, b) => specificity(b.operation.path) - specificity(a.operation.path));
@@ -116,7 +135,9 @@ export class CompiledRouter extends OpenAPIRouter {
   private matchPath(req: Request): Match {
     const { method, path: requestPath } = methodAndPath(req);
     const path = this.normalizePath(requestPath);
-    const literal = this.operations.find((operation) => operation.path === path && operation.method === method);
+    const literal = this.operations.find(
+      (operation) => operation.path === path && operation.method === method,
+    );
     if (literal) return { operation: literal, pathMatched: true };
     let pathMatched = false;
     for (const { pattern, operation } of this.templates) {
@@ -133,13 +154,19 @@ export class CompiledRouter extends OpenAPIRouter {
     const { operation, pathMatched } = this.match(req);
     if (operation !== undefined || !strict) return operation;
     // openapi-backend tells 404 from 405 by these messages' first three characters.
-    throw new Error(pathMatched ? '405-methodNotAllowed: this method is not registered for the route' : '404-notFound: no route matches request');
+    throw new Error(
+      pathMatched
+        ? '405-methodNotAllowed: this method is not registered for the route'
+        : '404-notFound: no route matches request',
+    );
   }
 
   /** For a 405's Allow header: every method the document gives the request's path. */
   allowedMethods(req: Request): string[] {
     const path = this.normalizePath(methodAndPath(req).path);
-    const methods = this.templates.filter(({ pattern }) => pattern.test(path)).map(({ operation }) => operation.method.toUpperCase());
+    const methods = this.templates
+      .filter(({ pattern }) => pattern.test(path))
+      .map(({ operation }) => operation.method.toUpperCase());
     return [...new Set(methods)];
   }
 
@@ -156,7 +183,9 @@ export class CompiledRouter extends OpenAPIRouter {
       const matched = this.matchOperation(req);
       return matched === undefined ? super.parseRequest(req) : this.parseRequest(req, matched);
     }
-    const known = (req as Partial<ParsedOnce>)[lastParse] ?? (typeof req.query === 'object' ? (req.query as Partial<ParsedOnce>)[lastParse] : undefined);
+    const known =
+      (req as Partial<ParsedOnce>)[lastParse] ??
+      (typeof req.query === 'object' ? (req.query as Partial<ParsedOnce>)[lastParse] : undefined);
     if (known?.operation === operation) return known.request;
     const request = this.parseFor(req, operation);
     const entry = { operation, request };
@@ -179,11 +208,22 @@ export class CompiledRouter extends OpenAPIRouter {
     for (const name of Object.keys(req.headers)) headers[name.toLowerCase()] = req.headers[name];
     const query = copyOfPlainQuery(req.query);
     const textBody = req.body && typeof req.body !== 'object';
-    if (unusual || query === undefined || textBody || headers.cookie !== undefined) return super.parseRequest(req, operation);
+    if (unusual || query === undefined || textBody || headers.cookie !== undefined)
+      return super.parseRequest(req, operation);
     const { method, path } = methodAndPath(req);
     const values = pattern.exec(this.normalizePath(path));
     const params: ParsedRequest['params'] = {};
-    if (values !== null) names.forEach((name, i) => (params[name] = decodeURIComponent(values[i + 1])));
-    return { method, path, query, headers, body: req.body, params, cookies: {}, requestBody: req.body };
+    if (values !== null)
+      names.forEach((name, i) => (params[name] = decodeURIComponent(values[i + 1])));
+    return {
+      method,
+      path,
+      query,
+      headers,
+      body: req.body,
+      params,
+      cookies: {},
+      requestBody: req.body,
+    };
   }
 }

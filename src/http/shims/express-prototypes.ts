@@ -9,12 +9,20 @@ import type express from 'express';
 import { libraryShims } from '../../config';
 
 /** The classes node's HTTP server makes each request and response of: node's own with LIBRARY_SHIMS=off. */
-export function requestClasses(app: express.Express): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+export function requestClasses(
+  app: express.Express,
+): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
   if (!libraryShims) return {};
-  return { IncomingMessage: bornWith(http.IncomingMessage, app.request), ServerResponse: bornWith(http.ServerResponse, app.response) };
+  return {
+    IncomingMessage: bornWith(http.IncomingMessage, app.request),
+    ServerResponse: bornWith(http.ServerResponse, app.response),
+  };
 }
 
-function bornWith<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(base: T, prototype: object): T {
+function bornWith<T extends typeof http.IncomingMessage | typeof http.ServerResponse>(
+  base: T,
+  prototype: object,
+): T {
   // A function, not a class: a class's prototype cannot be replaced.
   function Constructor(this: object, ...args: unknown[]) {
     Reflect.apply(base, this, args);

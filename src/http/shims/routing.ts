@@ -18,11 +18,18 @@ export function installRouter(api: OpenAPIBackend): Routes {
   if (libraryShims) return (api.router = api.validator.router = new CompiledRouter(api.definition));
   const router = api.router;
   const operations = router.getOperations();
-  return { getOperations: () => operations, allowedMethods: (req) => allowedMethods(router, operations, req) };
+  return {
+    getOperations: () => operations,
+    allowedMethods: (req) => allowedMethods(router, operations, req),
+  };
 }
 
 /** The methods of the operations the stock router routes the path to, asked method by method. */
 function allowedMethods(router: OpenAPIRouter, operations: Operation[], req: Request): string[] {
-  const routedTo = operations.filter((operation) => router.matchOperation({ ...req, method: operation.method })?.operationId === operation.operationId);
+  const routedTo = operations.filter(
+    (operation) =>
+      router.matchOperation({ ...req, method: operation.method })?.operationId ===
+      operation.operationId,
+  );
   return [...new Set(routedTo.map((operation) => operation.method.toUpperCase()))];
 }
