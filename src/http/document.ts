@@ -12,8 +12,8 @@ export interface ContractDocument {
 
 export function loadDocument(): ContractDocument {
   const yaml = fs.readFileSync(openapiDocumentPath, 'utf8');
-  const json = parsedAtBuild(yaml) ?? JSON.stringify(yamlParser().parse(yaml));
-  return { definition: JSON.parse(json) as Document, yaml, json };
+  const definition = parsedAtBuild(yaml) ?? (yamlParser().parse(yaml) as Document);
+  return { definition, yaml, json: JSON.stringify(definition) };
 }
 
 /** The YAML parser, loaded only when there is no parse of the build's to use. */
@@ -26,12 +26,12 @@ export const yamlHash = (yaml: string) => createHash('sha256').update(yaml).dige
  * The document as the build parsed it, when the build parsed this very text: parsing the YAML is
  * a good part of a start, and JSON parses many times faster.
  */
-function parsedAtBuild(yaml: string): string | undefined {
-  let parsed: { sha256: string; document: unknown };
+function parsedAtBuild(yaml: string): Document | undefined {
+  let parsed: { sha256: string; document: Document };
   try {
     parsed = JSON.parse(fs.readFileSync(parsedDocumentPath, 'utf8'));
   } catch {
     return undefined;
   }
-  return parsed.sha256 === yamlHash(yaml) ? JSON.stringify(parsed.document) : undefined;
+  return parsed.sha256 === yamlHash(yaml) ? parsed.document : undefined;
 }
