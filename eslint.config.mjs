@@ -63,8 +63,8 @@ export default tseslint.config(
   {
     files: ['src/db/**/*.ts'],
     rules: forbid(
-      ['http', 'handlers', ...rooms, 'cli', 'server'],
-      'src/db is the lowest layer: it imports nothing of http, handlers, the rooms beside requests, cli or server.',
+      ['http', 'handlers', 'app', ...rooms, 'cli', 'server'],
+      'src/db is the lowest layer: it imports nothing of http, handlers, app, the rooms beside requests, cli or server.',
     ),
   },
   {
@@ -72,6 +72,13 @@ export default tseslint.config(
     rules: forbid(
       ['http', 'handlers', 'cli', 'server'],
       'Work beside requests knows nothing of HTTP: it imports src/db and its own room; server.ts wires rooms together.',
+    ),
+  },
+  {
+    files: ['src/app/**/*.ts'],
+    rules: forbid(
+      ['http', 'handlers', ...rooms, 'cli', 'server'],
+      'The unit of work sits between the handlers and src/db: it knows nothing of HTTP, handlers or the rooms beside requests.',
     ),
   },
   {

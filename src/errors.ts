@@ -123,6 +123,16 @@ export class PreconditionFailedError extends ProblemError {
   }
 }
 
+/** The Idempotency-Key is bound to another operation or body; nothing ran. */
+export class IdempotencyKeyReusedError extends ProblemError {
+  constructor() {
+    super(
+      'idempotency-key-reused',
+      'This Idempotency-Key was used with another request body; use a new key for a new request.',
+    );
+  }
+}
+
 /**
  * Another request bound this Idempotency-Key to its answer while this one ran; this one's
  * changes were rolled back, and the other's answer is the one to give.

@@ -21,6 +21,7 @@ import { createCountingStores, type CountingStores } from './http/counting-store
 import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
+import { createUnitOfWork } from './app/unit-of-work';
 import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 import { startDeliveryPlanning, type DeliveryPlanning } from './webhooks/delivery-planning';
@@ -103,7 +104,8 @@ export async function startService(
       stores: counting,
       logger,
     });
-    const repositories = createRepositories(knex, { onChangeCommitted: () => numbering?.poke() });
+    const repositories = createRepositories(knex);
+    const unitOfWork = createUnitOfWork(repositories, { onCommitted: () => numbering?.poke() });
     // Only the failure budget needs to tell real keys from made-up ones before looking them up.
     if (authFailures) knownKeys = await startKnownKeys(repositories.apiKeys, { logger });
     const numberingRepositories = createRepositories(numberingKnex);
@@ -151,15 +153,16 @@ export async function startService(
       endpointsPerTenant: config.webhookEndpointsPerTenant,
       countRedelivery: redeliveryLimit({ stores: counting }),
     };
-    const api = await createOperationRouter(
-      document.definition,
+    const api = await createOperationRouter({
+      definition: document.definition,
       repositories,
+      unitOfWork,
       feed,
       webhookTargets,
       webhookFences,
       authFailures,
       knownKeys,
-    );
+    });
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex, registry);
     const app = createApp({

@@ -8,7 +8,7 @@ import type { Transaction } from './transactions';
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
-  body: unknown;
+  body?: unknown;
 }
 
 /** The answer a key is bound to, and the request (its fingerprint) that answer was for. */

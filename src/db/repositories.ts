@@ -13,11 +13,7 @@ import { webhookPlanningRepository } from './webhook-planning-repository';
 
 export type Repositories = ReturnType<typeof createRepositories>;
 
-/**
- * `onChangeCommitted` hears of every request's change once it has committed (the numbering of its
- * event need not wait for its next look).
- */
-export function createRepositories(knex: Knex, options: { onChangeCommitted?: () => void } = {}) {
+export function createRepositories(knex: Knex) {
   const events = eventsRepository(knex);
   return {
     tenants: tenantsRepository(knex),
@@ -31,13 +27,8 @@ export function createRepositories(knex: Knex, options: { onChangeCommitted?: ()
     webhookDeliveries: webhookDeliveriesRepository(knex),
     webhookPlanning: webhookPlanningRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
-    async inTransaction<T>(
-      requestId: string,
-      work: (write: WriteContext) => Promise<T>,
-    ): Promise<T> {
-      const result = await inTransaction(knex, requestId, work);
-      options.onChangeCommitted?.();
-      return result;
+    inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
+      return inTransaction(knex, requestId, work);
     },
   };
 }

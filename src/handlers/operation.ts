@@ -30,19 +30,25 @@ export type Reply<K extends OperationId> = {
   [S in SuccessStatusOf<K>]: ReplyWith<Operation<K>['responses'][S], S>;
 }[SuccessStatusOf<K>];
 
-/** The operations that change something (`x-required-scope: write`): each runs in one transaction. */
-type WriteOperationId =
-  | 'createProject'
-  | 'updateProject'
-  | 'deleteProject'
-  | 'createTask'
-  | 'updateTask'
-  | 'deleteTask'
-  | 'createWebhookEndpoint'
-  | 'updateWebhookEndpoint'
-  | 'deleteWebhookEndpoint'
-  | 'rotateWebhookEndpointSecret'
-  | 'createWebhookDelivery';
+/**
+ * The operations that change something, each in one transaction (the unit of work): those the
+ * document gives `x-required-scope: write`, as the router reads them; test/lint/write-operations
+ * holds this list to the document.
+ */
+export const writeOperations = [
+  'createProject',
+  'updateProject',
+  'deleteProject',
+  'createTask',
+  'updateTask',
+  'deleteTask',
+  'createWebhookEndpoint',
+  'updateWebhookEndpoint',
+  'deleteWebhookEndpoint',
+  'rotateWebhookEndpointSecret',
+  'createWebhookDelivery',
+] as const satisfies readonly OperationId[];
+type WriteOperationId = (typeof writeOperations)[number];
 
 export interface OperationInput<K extends OperationId> {
   principal: Principal;

@@ -15,6 +15,7 @@ import {
 } from 'openapi-backend';
 import type { KnownKeys } from '../api-keys/known-keys';
 import type { Principal } from '../db/api-keys-repository';
+import type { UnitOfWork } from '../app/unit-of-work';
 import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
 import type { FeedWatcher } from '../events/feed-watcher';
@@ -35,7 +36,6 @@ import { bearerAuth, refuseUnauthenticated, requireScope } from './authenticatio
 import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
-import { idempotently } from './idempotency';
 import { requireDocumentedMediaType } from './media-types';
 import { ProblemError } from '../errors';
 import { responseBodies, type WriteBody } from './response-bodies';
@@ -67,13 +67,16 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
   return headers;
 }
 
-/** Whether the operation changes something, and so runs in a transaction: its scope is `write`. */
+/**
+ * Whether the operation changes something, and so goes through the unit of work: its scope is
+ * `write` (handlers/operation.ts's `writeOperations`, held to the document by a test).
+ */
 const changes = (context: Context) =>
   (context.operation as { 'x-required-scope'?: string })['x-required-scope'] === 'write';
 
 function toOperationHandler<K extends OperationId>(
   handler: OperationHandler<K>,
-  repositories: Repositories,
+  unitOfWork: UnitOfWork,
   check?: OperationCheck<K>,
 ) {
   type Input = Parameters<OperationHandler<K>>[0];
@@ -112,22 +115,18 @@ function toOperationHandler<K extends OperationId>(
     if (!changes(context)) return answer(inputOf(context, headers), headers);
     // Before the transaction: a check may wait on the network, holding no connection.
     await check?.(inputOf(context, headers));
-    const key = headers['Idempotency-Key'];
-    const { requestId } = facts;
-    if (key === undefined)
-      return repositories.inTransaction(requestId, (write) =>
-        answer(inputOf(context, headers, write), headers),
-      );
-    const request = {
+    const change = {
       tenantId: (context.security!.bearerAuth as Principal).tenantId,
-      requestId,
-      key,
+      requestId: facts.requestId,
       operationId: context.operation.operationId!,
       body: context.request.requestBody,
+      idempotencyKey: headers['Idempotency-Key'],
     };
-    return idempotently(repositories, request, (write) =>
+    const { answer: reply, replayed } = await unitOfWork.run(change, (write) =>
       answer(inputOf(context, headers, write), headers),
     );
+    if (!replayed) return reply;
+    return { ...reply, headers: { ...reply.headers, 'Idempotent-Replayed': 'true' } };
   };
 }
 
@@ -147,15 +146,28 @@ export interface OperationRouter {
   compileValidators(): Promise<void>;
 }
 
-export async function createOperationRouter(
-  definition: Document,
-  repositories: Repositories,
-  feed: FeedWatcher,
-  webhookTargets: TargetGuard,
-  webhookFences: { endpointsPerTenant: number; countRedelivery: CountRedelivery },
-  authFailures?: AuthFailureBudget,
-  knownKeys?: KnownKeys,
-): Promise<OperationRouter> {
+/** What the operations reach: the stores, the unit of work changes go through, and the fences. */
+export interface RouterParts {
+  definition: Document;
+  repositories: Repositories;
+  unitOfWork: UnitOfWork;
+  feed: FeedWatcher;
+  webhookTargets: TargetGuard;
+  webhookFences: { endpointsPerTenant: number; countRedelivery: CountRedelivery };
+  authFailures?: AuthFailureBudget;
+  knownKeys?: KnownKeys;
+}
+
+export async function createOperationRouter({
+  definition,
+  repositories,
+  unitOfWork,
+  feed,
+  webhookTargets,
+  webhookFences,
+  authFailures,
+  knownKeys,
+}: RouterParts): Promise<OperationRouter> {
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -183,7 +195,7 @@ export async function createOperationRouter(
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
     api.register(
       operationId,
-      toOperationHandler(handler as OperationHandler<OperationId>, repositories, check),
+      toOperationHandler(handler as OperationHandler<OperationId>, unitOfWork, check),
     );
   }
   let router: Routes;

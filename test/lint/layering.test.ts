@@ -34,6 +34,16 @@ it.each([
   ],
   ['src/events/upward.ts', "import { startService } from '../server';", 'knows nothing of HTTP'],
   [
+    'src/db/upward.ts',
+    "import { createUnitOfWork } from '../app/unit-of-work';",
+    'src/db is the lowest layer',
+  ],
+  [
+    'src/app/upward.ts',
+    "import type { HttpReply } from '../http/http-reply';",
+    'knows nothing of HTTP',
+  ],
+  [
     'src/handlers/upward.ts',
     "import type { Exchange } from '../http/exchange';",
     'below the HTTP layer',
@@ -60,6 +70,14 @@ it('lets each layer import the one below it', () => {
     [
       'src/webhooks/fine.ts',
       "import type { Repositories } from '../db/repositories';\nexport type Used = Repositories;\n",
+    ],
+    [
+      'src/app/fine.ts',
+      "import type { Repositories } from '../db/repositories';\nexport type Used = Repositories;\n",
+    ],
+    [
+      'src/http/fine.ts',
+      "import { createUnitOfWork } from '../app/unit-of-work';\nexport const used = createUnitOfWork;\n",
     ],
     [
       'src/handlers/fine.ts',
