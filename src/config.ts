@@ -175,10 +175,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /**
  * An attempt in flight holds its event three or four times over (the row's text, the parsed
- * Event, the signed body, undici's copy): about 1 MB for the largest event allowed (a task.updated
- * with a 10,000-character description before and after, every character escaped), 40 to 160 KB
- * for ordinary large ones. 64 of them stay within about half of the 128 MB old space `npm start`
- * gives the process, beside its own 30 MB of live data and the requests it serves.
+ * Event, the signed body, undici's copy), and the largest event allowed is a task.updated with
+ * the longest description before and after, every character escaped. The default keeps the
+ * attempts in flight within about half of the old space `npm start` gives the process, beside its
+ * own live data and the requests it serves (BENCHMARKS.md).
  */
 const defaultWebhookMaxInFlight = 64;
 

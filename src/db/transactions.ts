@@ -110,8 +110,7 @@ export interface WriteContext {
  * failed certification at commit) changed nothing and may simply run again. A few tries, spread
  * by jitter so the same two requests do not collide again in step, and over a few hundred ms
  * in all: on Galera the winner's write set reaches this node a little after its commit, and a
- * transaction of two round trips that retried within that time conflicted again (1 request of 30
- * with one Idempotency-Key over two nodes answered 503 after five quick tries).
+ * transaction that retries within that time conflicts again.
  */
 const conflictTries = 8;
 const conflictBackoffMs = 10;

@@ -25,10 +25,10 @@ const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Standard output is written in batches, of 4 KiB or what 100 ms gathered, whichever comes first
- * (and at exit): written a line at a time, as pino does by default, each line was a write of its
- * own through libuv's thread pool, about 40 µs of CPU a request under load (getTask 395 against
- * 352 µs). A process killed outright loses the lines of its last 100 ms. An error is shown as
- * errorForLog says, without the values of a statement that failed.
+ * (and at exit): a line at a time, as pino writes by default, each line is a write of its own
+ * through libuv's thread pool, a cost every request pays under load. A process killed outright
+ * loses the lines of its last 100 ms. An error is shown as errorForLog says, without the values
+ * of a statement that failed.
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   return pino(
@@ -43,8 +43,8 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
 }
 
 /**
- * pino's isoTime, made once per millisecond rather than once per line: a Date and its ISO text
- * per line were 1.8% of getTask's CPU profile under load, where lines come several a millisecond.
+ * pino's isoTime, made once per millisecond rather than once per line: under load lines come
+ * several a millisecond, and a Date and its ISO text per line show in the CPU profile.
  */
 function isoTimeByMillisecond(): () => string {
   let millisecond = 0;

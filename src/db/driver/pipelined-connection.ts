@@ -58,9 +58,7 @@ type Callback = (error: unknown, results?: unknown, fields?: unknown) => void;
 /**
  * Set on a connection to a Galera node (knex.ts): there the held statements go one at a time,
  * each in a packet of its own. Sent together, a transaction that lost a conflict with another
- * node's was answered as committed although Galera kept nothing of it: of 40 PATCHes with one
- * If-Match over two nodes, two answered 200 and one change was kept (2 rounds in 360 on a loaded
- * machine; 0 in 720 with the statements sent one at a time).
+ * node's can be answered as committed although Galera kept nothing of it (BENCHMARKS.md).
  */
 export interface GaleraAware {
   oneStatementAPacket?: boolean;
