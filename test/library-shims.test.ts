@@ -13,7 +13,7 @@ import { loadDocument } from '../src/http/document';
 import type * as Transactions from '../src/db/transactions';
 import type * as Routing from '../src/http/shims/routing';
 import type * as ExpressPrototypes from '../src/http/shims/express-prototypes';
-import { createMigratedDatabase } from './support/test-database';
+import { databaseWithTenant, projectRow, statementsSent } from './support/statements-sent';
 
 /** The module at `path` as loaded with LIBRARY_SHIMS set to `value`. */
 function loadedWith<Module>(value: 'on' | 'off', path: string): Module {
@@ -33,62 +33,40 @@ function loadedWith<Module>(value: 'on' | 'off', path: string): Module {
 }
 
 describe('transactions', () => {
-  let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
+  let database: Awaited<ReturnType<typeof databaseWithTenant>>;
   let knex: Knex;
   beforeAll(async () => {
-    database = await createMigratedDatabase();
+    database = await databaseWithTenant();
     knex = database.knex;
-    await knex('tenants').insert({
-      tenant_id: 'tenant',
-      name: 't',
-      created_at: '2026-01-01 00:00:00.000',
-    });
   });
   afterAll(() => database.close());
 
-  const project = (id: string) => ({
-    project_id: id,
-    tenant_id: 'tenant',
-    name: id,
-    description: '',
-    created_at: '2026-01-01 00:00:00.000',
-    updated_at: '2026-01-01 00:00:00.000',
-    version: 1,
-  });
-
-  /** The statements knex announces for a transaction of a held insert and an awaited one, and whether any went pipelined. */
+  /** The statements knex announces for a transaction of a held insert and an awaited one, and how many went pipelined. */
   async function announced(value: 'on' | 'off', id: string) {
     const { inTransaction } = loadedWith<typeof Transactions>(value, '../src/db/transactions');
-    const statements: string[] = [];
-    let pipelined = 0;
-    const note = (query: { sql: string; pipelined?: boolean }) => {
-      statements.push(query.sql.replace(/;$/, '').split(' ')[0].toUpperCase());
-      if (query.pipelined === true) pipelined++;
-    };
-    knex.on('query', note);
-    try {
-      await inTransaction(knex, 'request', async ({ trx }) => {
+    const { statements, pipelined, error } = await statementsSent(knex, () =>
+      inTransaction(knex, 'request', async ({ trx }) => {
         await trx.later(
           knex('projects')
-            .insert(project(`${id}-1`))
+            .insert(projectRow(`${id}-1`))
             .toSQL(),
         );
-        await trx('projects').insert(project(`${id}-2`));
-      });
-    } finally {
-      knex.off('query', note);
-    }
-    return { statements, pipelined };
+        await trx('projects').insert(projectRow(`${id}-2`));
+      }),
+    );
+    return { statements, pipelined, error };
   }
 
   it('go through knex, a round trip a statement, with the switch off; pipelined with it on', async () => {
     expect(await announced('off', 'off')).toEqual({
       statements: ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'],
       pipelined: 0,
+      error: undefined,
     });
     expect(await announced('on', 'on')).toEqual({
       statements: ['BEGIN', 'INSERT', 'INSERT', 'COMMIT'],
       pipelined: 2,
+      error: undefined,
     });
     expect(await knex('projects').orderBy('project_id').pluck('project_id')).toEqual([
       'off-1',

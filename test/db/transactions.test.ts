@@ -7,62 +7,31 @@ import type { Knex } from 'knex';
 import { affectedRows } from '../../src/db/affected-rows';
 import { isDuplicateKey } from '../../src/db/database-errors';
 import { inTransaction } from '../../src/db/transactions';
-import { createMigratedDatabase, testEngine } from '../support/test-database';
+import { databaseWithTenant, projectRow, statementsSent } from '../support/statements-sent';
+import { testEngine } from '../support/test-database';
 
-let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
+let database: Awaited<ReturnType<typeof databaseWithTenant>>;
 let knex: Knex;
 
 beforeAll(async () => {
-  database = await createMigratedDatabase();
+  database = await databaseWithTenant();
   knex = database.knex;
-  await knex('tenants').insert({
-    tenant_id: 'tenant',
-    name: 't',
-    created_at: '2026-01-01 00:00:00.000',
-  });
 });
 afterAll(() => database.close());
 
-const project = (id: string) => ({
-  project_id: id,
-  tenant_id: 'tenant',
-  name: id,
-  description: '',
-  created_at: '2026-01-01 00:00:00.000',
-  updated_at: '2026-01-01 00:00:00.000',
-  version: 1,
-});
-const insert = (id: string) => knex('projects').insert(project(id)).toSQL();
+const insert = (id: string) => knex('projects').insert(projectRow(id)).toSQL();
 const projectIds = async (prefix: string) =>
   (await knex('projects')
     .where('project_id', 'like', `${prefix}%`)
     .orderBy('project_id')
     .pluck('project_id')) as string[];
-
-/** The statements knex announces while `run` runs, and how many packets went to the database. */
-async function sent(
-  run: () => Promise<unknown>,
-): Promise<{ statements: string[]; packets: number }> {
-  const statements: string[] = [];
-  let packets = 0;
-  const note = (query: { sql: string; pipelined?: boolean }) => {
-    statements.push(query.sql.split(' ')[0].toUpperCase());
-    if (query.pipelined !== true) packets++;
-  };
-  knex.on('query', note);
-  try {
-    await run().catch(() => {});
-  } finally {
-    knex.off('query', note);
-  }
-  return { statements, packets };
-}
+const sent = (run: () => Promise<unknown>) => statementsSent(knex, run);
 
 it('commits held statements with the next statement and with COMMIT, in order', async () => {
   const { statements, packets } = await sent(() =>
     inTransaction(knex, 'request', async ({ trx }) => {
       trx.later(insert('a-1'));
-      await trx('projects').insert(project('a-2'));
+      await trx('projects').insert(projectRow('a-2'));
       trx.later(insert('a-3'));
     }),
   );
@@ -72,12 +41,12 @@ it('commits held statements with the next statement and with COMMIT, in order', 
 });
 
 it('rolls back every row when a held statement fails with the statement it went with', async () => {
-  await knex('projects').insert(project('b-taken'));
+  await knex('projects').insert(projectRow('b-taken'));
   const attempt = inTransaction(knex, 'request', async ({ trx }) => {
-    await trx('projects').insert(project('b-1'));
+    await trx('projects').insert(projectRow('b-1'));
     trx.later(insert('b-2'));
     trx.later(insert('b-taken'));
-    await trx('projects').insert(project('b-3'));
+    await trx('projects').insert(projectRow('b-3'));
   });
   // By its message: better-sqlite3's error class can be another jest module registry's, not an Error of this one.
   await expect(attempt).rejects.toMatchObject({
@@ -89,9 +58,9 @@ it('rolls back every row when a held statement fails with the statement it went 
 });
 
 it('commits nothing when a held statement fails with COMMIT', async () => {
-  await knex('projects').insert(project('c-taken'));
+  await knex('projects').insert(projectRow('c-taken'));
   const attempt = inTransaction(knex, 'request', async ({ trx }) => {
-    await trx('projects').insert(project('c-1'));
+    await trx('projects').insert(projectRow('c-1'));
     trx.later(insert('c-taken'));
   });
   await expect(attempt).rejects.toMatchObject({
@@ -118,7 +87,7 @@ it('sends nothing for work that fails before its first statement, and holds noth
 });
 
 it("fails with what a held statement's failure means; a failure it does not know stays the database's", async () => {
-  await knex('projects').insert(project('e-taken'));
+  await knex('projects').insert(projectRow('e-taken'));
   class TakenError extends Error {}
   const named = {
     failureMeans: (error: unknown) => (isDuplicateKey(error) ? new TakenError('taken') : undefined),
@@ -141,7 +110,7 @@ it("fails with what a held statement's failure means; a failure it does not know
 });
 
 it("fails with what a held statement's answer means, and what was held after it, conditional on it, changes nothing", async () => {
-  await knex('projects').insert(project('f-1'));
+  await knex('projects').insert(projectRow('f-1'));
   class ChangedNothing extends Error {}
   const rename = (version: number) => ({
     ...knex('projects')

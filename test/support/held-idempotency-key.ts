@@ -7,9 +7,12 @@ import mysql from 'mysql2/promise';
 
 export async function holdIdempotencyKey(
   knex: Knex,
-  tenantId: string,
+  tenantName: string,
   idempotencyKey: string,
 ): Promise<mysql.Connection> {
+  const { tenant_id: tenantId } = await knex('tenants')
+    .first('tenant_id')
+    .where('name', tenantName);
   const { host, port, user, database } = knex.client.config.connection as {
     host: string;
     port: number;
