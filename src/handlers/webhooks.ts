@@ -8,10 +8,9 @@ import { found } from './operation';
 type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query'], 'limit'>;
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
 
-/** `endpointsPerTenant`: the most endpoints, enabled or not, one tenant may have. */
 export function webhookHandlers(
   { webhookEndpoints, webhookDeliveries }: Repositories,
-  { endpointsPerTenant }: { endpointsPerTenant: number },
+  { endpointsPerTenant }: WebhookFences,
 ) {
   const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({
     principal,
@@ -147,7 +146,13 @@ export function webhookHandlers(
 }
 
 /** The target of a webhook, checked (DNS included) before the change's transaction opens. */
-export function webhookChecks(guard: TargetGuard): OperationChecks {
+/** The fences of a tenant's webhooks: its most endpoints, and a count of its redeliveries that refuses past its budget. */
+export interface WebhookFences {
+  endpointsPerTenant: number;
+  countRedelivery: (tenantId: string, endpointId: string) => Promise<void>;
+}
+
+export function webhookChecks(guard: TargetGuard, fences: WebhookFences): OperationChecks {
   const allowedTarget = async (url: string | undefined) => {
     const refusal = url === undefined ? undefined : await guard.refusalOf(url);
     if (refusal !== undefined) throw new InvalidFieldError('/url', refusal);
@@ -155,5 +160,7 @@ export function webhookChecks(guard: TargetGuard): OperationChecks {
   return {
     createWebhookEndpoint: ({ body }) => allowedTarget(body.url),
     updateWebhookEndpoint: ({ body }) => allowedTarget(body.url),
+    createWebhookDelivery: ({ principal, path }) =>
+      fences.countRedelivery(principal.tenantId, path.webhook_endpoint_id),
   };
 }

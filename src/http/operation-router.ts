@@ -16,22 +16,10 @@ import {
 import type { KnownKeys } from '../api-keys/known-keys';
 import type { Principal } from '../db/api-keys-repository';
 import type { UnitOfWork } from '../app/unit-of-work';
-import type { Repositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
-import type { FeedWatcher } from '../events/feed-watcher';
 import { entityTag, refuseMalformedConditions, stillCurrent } from '../handlers/entity-tags';
-import type {
-  OperationCheck,
-  OperationChecks,
-  OperationHandler,
-  OperationHandlers,
-  OperationId,
-} from '../handlers/operation';
-import { eventHandlers } from '../handlers/events';
-import { projectHandlers } from '../handlers/projects';
-import { taskHandlers } from '../handlers/tasks';
-import { webhookChecks, webhookHandlers } from '../handlers/webhooks';
-import type { TargetGuard } from '../webhooks/target-guard';
+import { operationHandlers, type HandlerParts } from '../handlers';
+import type { OperationCheck, OperationHandler, OperationId } from '../handlers/operation';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
@@ -41,7 +29,7 @@ import { ProblemError } from '../errors';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
 import { unknownFieldFloodCheck } from './unknown-field-flood';
-import type { AuthFailureBudget, CountRedelivery } from './rate-limit';
+import type { AuthFailureBudget } from './rate-limit';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
 function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
@@ -146,14 +134,10 @@ export interface OperationRouter {
   compileValidators(): Promise<void>;
 }
 
-/** What the operations reach: the stores, the unit of work changes go through, and the fences. */
-export interface RouterParts {
+/** What the operations reach, the unit of work changes go through, and the key checks' parts. */
+export interface RouterParts extends HandlerParts {
   definition: Document;
-  repositories: Repositories;
   unitOfWork: UnitOfWork;
-  feed: FeedWatcher;
-  webhookTargets: TargetGuard;
-  webhookFences: { endpointsPerTenant: number; countRedelivery: CountRedelivery };
   authFailures?: AuthFailureBudget;
   knownKeys?: KnownKeys;
 }
@@ -180,17 +164,12 @@ export async function createOperationRouter({
     ajvOpts: { allErrors: true, useDefaults: true, verbose: true },
     customizeAjv,
   });
-  const handlers: OperationHandlers = {
-    ...projectHandlers(repositories),
-    ...taskHandlers(repositories),
-    ...eventHandlers(repositories, feed),
-    ...webhookHandlers(repositories, webhookFences),
-  };
-  const checks: OperationChecks = {
-    ...webhookChecks(webhookTargets),
-    createWebhookDelivery: ({ principal, path }) =>
-      webhookFences.countRedelivery(principal.tenantId, path.webhook_endpoint_id),
-  };
+  const { handlers, checks } = operationHandlers({
+    repositories,
+    feed,
+    webhookTargets,
+    webhookFences,
+  });
   for (const [operationId, handler] of Object.entries(handlers)) {
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
     api.register(

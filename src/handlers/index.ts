@@ -1,0 +1,40 @@
+/**
+ * Every operation of the document with its handler, and the checks some changes make before
+ * their transaction opens: what the service does, by resource. A new resource's handlers join
+ * here; the router registers whatever this gives.
+ */
+import type { Repositories } from '../db/repositories';
+import type { FeedWatcher } from '../events/feed-watcher';
+import type { TargetGuard } from '../webhooks/target-guard';
+import { eventHandlers } from './events';
+import type { OperationChecks, OperationHandlers } from './operation';
+import { projectHandlers } from './projects';
+import { taskHandlers } from './tasks';
+import { webhookChecks, webhookHandlers, type WebhookFences } from './webhooks';
+
+export interface HandlerParts {
+  repositories: Repositories;
+  feed: FeedWatcher;
+  webhookTargets: TargetGuard;
+  webhookFences: WebhookFences;
+}
+
+export function operationHandlers({
+  repositories,
+  feed,
+  webhookTargets,
+  webhookFences,
+}: HandlerParts): {
+  handlers: OperationHandlers;
+  checks: OperationChecks;
+} {
+  return {
+    handlers: {
+      ...projectHandlers(repositories),
+      ...taskHandlers(repositories),
+      ...eventHandlers(repositories, feed),
+      ...webhookHandlers(repositories, webhookFences),
+    },
+    checks: webhookChecks(webhookTargets, webhookFences),
+  };
+}
