@@ -86,3 +86,9 @@ export function found<T>(value: T | undefined, resource: ResourceName, id: strin
   if (value === undefined) throw new NotFoundError(resource, id);
   return value;
 }
+
+/** The reply to a delete: 204, or 404 when the tenant had no such resource. */
+export function removed(wasThere: boolean, resource: ResourceName, id: string): { status: 204 } {
+  if (!wasThere) throw new NotFoundError(resource, id);
+  return { status: 204 };
+}

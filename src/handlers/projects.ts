@@ -1,8 +1,7 @@
 import type { Repositories } from '../db/repositories';
-import { NotFoundError } from '../errors';
 import { versionsAccepted } from './entity-tags';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
-import { found, replyWith } from './operation';
+import { found, removed, replyWith } from './operation';
 
 type ListQuery = Defaulted<OperationInput<'listProjects'>['query'], 'limit'>;
 
@@ -49,19 +48,17 @@ export function projectHandlers({ projects }: Repositories) {
     path,
     headers,
     write,
-  }) => {
-    if (
-      !(await projects.remove(
+  }) =>
+    removed(
+      await projects.remove(
         principal.tenantId,
         path.project_id,
         versionsAccepted(headers['If-Match']),
         write,
-      ))
-    ) {
-      throw new NotFoundError('project', path.project_id);
-    }
-    return { status: 204 };
-  };
+      ),
+      'project',
+      path.project_id,
+    );
 
   return { createProject, listProjects, getProject, updateProject, deleteProject };
 }

@@ -1,8 +1,7 @@
 import type { Repositories } from '../db/repositories';
-import { NotFoundError } from '../errors';
 import { versionsAccepted } from './entity-tags';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
-import { found, replyWith } from './operation';
+import { found, removed, replyWith } from './operation';
 
 type ListQuery = Defaulted<OperationInput<'listProjectTasks'>['query'], 'limit' | 'sort'>;
 
@@ -32,24 +31,17 @@ export function taskHandlers({ tasks }: Repositories) {
     return replyWith(200, found(task, 'task', path.task_id));
   };
 
-  const deleteTask: OperationHandler<'deleteTask'> = async ({
-    principal,
-    path,
-    headers,
-    write,
-  }) => {
-    if (
-      !(await tasks.remove(
+  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path, headers, write }) =>
+    removed(
+      await tasks.remove(
         principal.tenantId,
         path.task_id,
         versionsAccepted(headers['If-Match']),
         write,
-      ))
-    ) {
-      throw new NotFoundError('task', path.task_id);
-    }
-    return { status: 204 };
-  };
+      ),
+      'task',
+      path.task_id,
+    );
 
   const listProjectTasks: OperationHandler<'listProjectTasks'> = async ({
     principal,

@@ -3,7 +3,7 @@ import { InvalidFieldError, NotFoundError } from '../errors';
 import { newSecret } from '../webhooks/signer';
 import type { TargetGuard } from '../webhooks/target-guard';
 import type { Defaulted, OperationChecks, OperationHandler, OperationInput } from './operation';
-import { found } from './operation';
+import { found, removed } from './operation';
 
 type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query'], 'limit'>;
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
@@ -73,11 +73,12 @@ export function webhookHandlers(
     principal,
     path,
     write,
-  }) => {
-    if (!(await webhookEndpoints.remove(principal.tenantId, path.webhook_endpoint_id, write)))
-      throw new NotFoundError('webhook endpoint', path.webhook_endpoint_id);
-    return { status: 204 };
-  };
+  }) =>
+    removed(
+      await webhookEndpoints.remove(principal.tenantId, path.webhook_endpoint_id, write),
+      'webhook endpoint',
+      path.webhook_endpoint_id,
+    );
 
   const rotateWebhookEndpointSecret: OperationHandler<'rotateWebhookEndpointSecret'> = async ({
     principal,
