@@ -129,7 +129,46 @@ export function createApp({
       reply,
       api.writeBody(reply, (res.locals.facts as RequestFacts).operationId, res.locals.requestId),
     );
+  const problemReply = (res: Response, error: unknown): HttpReply => {
+    const reply = problemFor(error);
+    if (reply.status === 500)
+      logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
+    // What the database said (a lost connection, a timeout, a Galera node outside the primary
+    // component), so an outage's 503s can be told apart.
+    else if (error instanceof DatabaseUnavailableError)
+      logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
+    return reply;
+  };
+  serviceRoutes(app, { document, knex, metrics, send });
+  app.use(
+    apiRoute({
+      api,
+      countRequest,
+      problemReply,
+      send,
+      takeClientPlace: requestsInProgressPerClient(maxConnectionsPerAddress),
+      trustsProxy: app.get('trust proxy fn') as TrustsProxy,
+    }),
+  );
+  // Errors the routes before the API's pass on (a docs file that cannot be read).
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    send(res, problemReply(res, error)),
+  );
+  return app;
+}
 
+type Send = (res: Response, reply: HttpReply) => void;
+
+/** What is not the API: the service's index, health, readiness, the document, metrics, docs and problem pages. */
+function serviceRoutes(
+  app: express.Express,
+  {
+    document,
+    knex,
+    metrics,
+    send,
+  }: Pick<AppOptions, 'document' | 'knex' | 'metrics'> & { send: Send },
+): void {
   // Where a person or a crawler who finds the service's address goes next; the same from /v1.
   const serviceIndex = JSON.stringify({
     name: document.definition.info.title,
@@ -164,22 +203,25 @@ export function createApp({
     if (html === undefined) return next();
     res.type('text/html; charset=utf-8').send(html);
   });
+}
 
+/** Every other request: the client's place taken, then the operation router's answer, or the problem it throws. */
+function apiRoute({
+  api,
+  countRequest,
+  problemReply,
+  send,
+  takeClientPlace,
+  trustsProxy,
+}: Pick<AppOptions, 'api' | 'countRequest'> & {
+  problemReply: (res: Response, error: unknown) => HttpReply;
+  send: Send;
+  takeClientPlace: ReturnType<typeof requestsInProgressPerClient>;
+  trustsProxy: TrustsProxy;
+}) {
   // The bytes as sent, parsed below: the media type (and its charset) was checked before the body was read.
   const readRawBody = express.raw({ type: jsonMediaTypes, limit: bodyLimitBytes });
-  const problemReply = (res: Response, error: unknown): HttpReply => {
-    const reply = problemFor(error);
-    if (reply.status === 500)
-      logger.error({ request_id: res.locals.requestId, err: error }, 'unexpected fault');
-    // What the database said (a lost connection, a timeout, a Galera node outside the primary
-    // component), so an outage's 503s can be told apart.
-    else if (error instanceof DatabaseUnavailableError)
-      logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
-    return reply;
-  };
-  const takeClientPlace = requestsInProgressPerClient(maxConnectionsPerAddress);
-  const trustsProxy = app.get('trust proxy fn') as TrustsProxy;
-  app.use(async (req: Request, res: Response) => {
+  return async (req: Request, res: Response) => {
     let reply: HttpReply;
     try {
       takeClientPlace(req, res, req.ip ?? '', trustsProxy);
@@ -215,12 +257,7 @@ export function createApp({
     if (bodyPending(req)) res.setHeader('Connection', 'close');
     // A body its schema refuses (a required field missing) throws here: Express passes that on to the 500 below.
     send(res, reply);
-  });
-  // Errors the routes before the API's pass on (a docs file that cannot be read).
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>
-    send(res, problemReply(res, error)),
-  );
-  return app;
+  };
 }
 
 /** How long a client may take, and how many may be connected at once. */
