@@ -2,6 +2,7 @@
  * Starting and stopping the service: database, migrations, router and HTTP server. Tests start
  * it on port 0 and read the port it got.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { DestinationStream, Logger } from 'pino';
@@ -24,8 +25,8 @@ import { createOperationRouter } from './http/operation-router';
 import { createUnitOfWork } from './app/unit-of-work';
 import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
-import { startDeliveryPlanning, type DeliveryPlanning } from './webhooks/delivery-planning';
-import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker';
+import { startDeliveryPlanning } from './webhooks/delivery-planning';
+import { startDeliveryWorker } from './webhooks/delivery-worker';
 import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
 
@@ -39,6 +40,123 @@ export interface RunningService {
 
 /** The longest a scrape of /metrics waits for a count the background work reads from the database. */
 const scrapeCountTimeoutMs = 1000;
+
+/** The work beside requests, on pools of their own: numbering, the feed watcher, webhook planning and delivery. */
+interface BackgroundWork {
+  feed: FeedWatcher;
+  numbering: EventNumbering;
+  /** Stops them in the order that hands their work on whole: numbering, planning, delivery. */
+  stop(): Promise<void>;
+}
+
+function startBackgroundWork(
+  pools: { numbering: Knex; webhooks: Knex },
+  config: Config,
+  logger: Logger,
+  registry: Registry,
+): BackgroundWork {
+  const numberingRepositories = createRepositories(pools.numbering);
+  const webhookRepositories = createRepositories(pools.webhooks);
+  // What the background work counts in the database it counts on its own pools, never the requests'.
+  const eventMetrics = createEventMetrics(registry, numberingRepositories, {
+    logger,
+    scrapeTimeoutMs: scrapeCountTimeoutMs,
+  });
+  const webhookMetrics = createWebhookMetrics(registry, webhookRepositories, {
+    logger,
+    scrapeTimeoutMs: scrapeCountTimeoutMs,
+  });
+  const feed = startFeedWatcher(numberingRepositories, {
+    logger,
+    metrics: eventMetrics,
+    perKey: config.longPollsPerKey,
+    perTenant: config.longPollsPerTenant,
+  });
+  const deliveries = startDeliveryWorker(webhookRepositories, {
+    logger,
+    metrics: webhookMetrics,
+    timeoutMs: config.webhookTimeoutSeconds * 1000,
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    allowPrivateTargets: config.webhookAllowPrivateTargets,
+    maxInFlight: config.webhookMaxInFlight,
+  });
+  const planning = startDeliveryPlanning(webhookRepositories, {
+    logger,
+    onPlanned: () => deliveries.poke(),
+  });
+  const numbering = startEventNumbering(numberingRepositories, {
+    logger,
+    metrics: eventMetrics,
+    onNumbered: (lastSequences) => {
+      feed.numbered(lastSequences);
+      planning.plan(lastSequences.keys());
+    },
+    onLeaseTaken: () => planning.catchUp(),
+  });
+  return {
+    feed,
+    numbering,
+    async stop() {
+      // Long polls answer now, with what they have, so their connections can close.
+      feed.stop();
+      await numbering.stop();
+      // What is left unplanned is planned by the next instance to number events.
+      await planning.stop();
+      // Attempts in flight are called off and their claims given back, for another instance.
+      await deliveries.stop();
+    },
+  };
+}
+
+/** The requests' pool, and the background work's: small pools of their own, except on SQLite. */
+function openPools(config: Config, knexLog: Knex.Logger) {
+  const statementTimeoutMs = config.statementTimeoutSeconds * 1000;
+  const requests = createKnex(config.database, knexLog, statementTimeoutMs);
+  // However much the work beside requests has to do, requests keep every connection of theirs,
+  // and numbering never queues behind webhook work. Not on SQLite: there each pool is one
+  // connection to the file, and better-sqlite3 waits for another connection's write lock
+  // synchronously, blocking the event loop that connection's transaction needs to finish; one
+  // shared connection takes turns instead.
+  const poolFor = (size: number) =>
+    config.database.client === 'sqlite'
+      ? requests
+      : createKnex(config.database, knexLog, statementTimeoutMs, size);
+  const pools = {
+    requests,
+    numbering: poolFor(backgroundPoolSizes.numbering),
+    webhooks: poolFor(backgroundPoolSizes.webhooks),
+  };
+  return {
+    ...pools,
+    async close() {
+      for (const pool of new Set(Object.values(pools))) await pool.destroy();
+    },
+  };
+}
+
+/** Migrations may run long statements (an index over a large table): on a pool of their own, without the bound every request's statements have. */
+async function migrate(config: Config, knexLog: Knex.Logger, logger: Logger): Promise<void> {
+  const migrator = createKnex(config.database, knexLog);
+  try {
+    await migrateToLatest(migrator, {
+      onWait: () => logger.info('another instance is migrating the database; waiting for it'),
+    });
+  } finally {
+    await migrator.destroy();
+  }
+}
+
+/** Stops taking connections and waits for those open to finish, cutting what still runs after `graceMs`. */
+async function closeWithin(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Keep-alive connections whose last answer went out before the signal sit idle: close them as
+  // they fall idle, not only those idle at the moment of close().
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+  const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearInterval(idleSweep);
+  clearTimeout(deadline);
+}
 
 export async function startService(
   config: Config,
@@ -57,37 +175,12 @@ export async function startService(
       logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},
   };
-  // Migrations may run long statements (an index over a large table): on a pool of their own,
-  // without the bound every request's statements have.
-  const migrator = createKnex(config.database, knexLog);
-  try {
-    await migrateToLatest(migrator, {
-      onWait: () => logger.info('another instance is migrating the database; waiting for it'),
-    });
-  } finally {
-    await migrator.destroy();
-  }
-  const knex = createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000);
-  // Work beside requests has small pools of its own, so however much it has to do, requests keep
-  // every connection of theirs, and numbering never queues behind webhook work. Not on SQLite:
-  // there each pool is one connection to the file, and better-sqlite3 waits for another
-  // connection's write lock synchronously, blocking the event loop that connection's transaction
-  // needs to finish; one shared connection takes turns instead.
-  const poolFor = (size: number) =>
-    config.database.client === 'sqlite'
-      ? knex
-      : createKnex(config.database, knexLog, config.statementTimeoutSeconds * 1000, size);
-  const numberingKnex = poolFor(backgroundPoolSizes.numbering);
-  const webhooksKnex = poolFor(backgroundPoolSizes.webhooks);
-  const closePools = async () => {
-    for (const pool of new Set([knex, numberingKnex, webhooksKnex])) await pool.destroy();
-  };
+  await migrate(config, knexLog, logger);
+  const pools = openPools(config, knexLog);
+  const knex = pools.requests;
   let counting: CountingStores | undefined;
-  let numbering: EventNumbering | undefined;
-  let feed: FeedWatcher | undefined;
-  let deliveries: DeliveryWorker | undefined;
+  let background: BackgroundWork | undefined;
   let knownKeys: KnownKeys | undefined;
-  let planning: DeliveryPlanning | undefined;
   try {
     const document = loadDocument();
     counting = createCountingStores({
@@ -105,61 +198,24 @@ export async function startService(
       logger,
     });
     const repositories = createRepositories(knex);
-    const unitOfWork = createUnitOfWork(repositories, { onCommitted: () => numbering?.poke() });
+    const unitOfWork = createUnitOfWork(repositories, {
+      onCommitted: () => background?.numbering.poke(),
+    });
     // Only the failure budget needs to tell real keys from made-up ones before looking them up.
     if (authFailures) knownKeys = await startKnownKeys(repositories.apiKeys, { logger });
-    const numberingRepositories = createRepositories(numberingKnex);
-    const background = createRepositories(webhooksKnex);
-    // One registry for the requests' metrics and the background work's; what the background work
-    // counts in the database it counts on its own pools, never the requests'.
+    // One registry for the requests' metrics and the background work's.
     const registry = new Registry();
-    const eventMetrics = createEventMetrics(registry, numberingRepositories, {
-      logger,
-      scrapeTimeoutMs: scrapeCountTimeoutMs,
-    });
-    const webhookMetrics = createWebhookMetrics(registry, background, {
-      logger,
-      scrapeTimeoutMs: scrapeCountTimeoutMs,
-    });
-    feed = startFeedWatcher(numberingRepositories, {
-      logger,
-      metrics: eventMetrics,
-      perKey: config.longPollsPerKey,
-      perTenant: config.longPollsPerTenant,
-    });
-    deliveries = startDeliveryWorker(background, {
-      logger,
-      metrics: webhookMetrics,
-      timeoutMs: config.webhookTimeoutSeconds * 1000,
-      retryScheduleMs: config.webhookRetryScheduleMs,
-      allowPrivateTargets: config.webhookAllowPrivateTargets,
-      maxInFlight: config.webhookMaxInFlight,
-    });
-    const worker = deliveries;
-    const planner = startDeliveryPlanning(background, { logger, onPlanned: () => worker.poke() });
-    planning = planner;
-    const watcher = feed;
-    numbering = startEventNumbering(numberingRepositories, {
-      logger,
-      metrics: eventMetrics,
-      onNumbered: (lastSequences) => {
-        watcher.numbered(lastSequences);
-        planner.plan(lastSequences.keys());
-      },
-      onLeaseTaken: () => planner.catchUp(),
-    });
-    const webhookTargets = targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets });
-    const webhookFences = {
-      endpointsPerTenant: config.webhookEndpointsPerTenant,
-      countRedelivery: redeliveryLimit({ stores: counting }),
-    };
+    background = startBackgroundWork(pools, config, logger, registry);
     const api = await createOperationRouter({
       definition: document.definition,
       repositories,
       unitOfWork,
-      feed,
-      webhookTargets,
-      webhookFences,
+      feed: background.feed,
+      webhookTargets: targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
+      webhookFences: {
+        endpointsPerTenant: config.webhookEndpointsPerTenant,
+        countRedelivery: redeliveryLimit({ stores: counting }),
+      },
       authFailures,
       knownKeys,
     });
@@ -189,13 +245,14 @@ export async function startService(
       .catch((error: unknown) =>
         logger.error({ err: error }, 'a request validator does not compile'),
       );
-    const cleanup = startCleanup(background, {
+    const cleanup = startCleanup(createRepositories(pools.webhooks), {
       intervalMs: config.cleanupIntervalSeconds * 1000,
       eventRetentionDays: config.eventRetentionDays,
       logger,
     });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const work = background;
     return {
       url: `http://${host}:${port}`,
       knex,
@@ -208,37 +265,20 @@ export async function startService(
       async stop() {
         shutdown.begin();
         // Long polls answer now, with what they have, so their connections can close.
-        feed?.stop();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Keep-alive connections whose last answer went out before the signal sit idle: close them
-        // as they fall idle, not only those idle at the moment of close().
-        const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
-        const deadline = setTimeout(
-          () => server.closeAllConnections(),
-          config.shutdownGraceSeconds * 1000,
-        );
-        await closed;
-        clearInterval(idleSweep);
-        clearTimeout(deadline);
+        work.feed.stop();
+        await closeWithin(server, config.shutdownGraceSeconds * 1000);
         await cleanup.stop();
-        await numbering?.stop();
-        // What is left unplanned is planned by the next instance to number events.
-        await planning?.stop();
-        // Attempts in flight are called off and their claims given back, for another instance.
-        await deliveries?.stop();
+        await work.stop();
         await knownKeys?.stop();
         await counting?.close();
-        await closePools();
+        await pools.close();
       },
     };
   } catch (error) {
-    feed?.stop();
-    await numbering?.stop();
-    await planning?.stop();
-    await deliveries?.stop();
+    await background?.stop();
     await knownKeys?.stop();
     await counting?.close();
-    await closePools();
+    await pools.close();
     throw error;
   }
 }
