@@ -6,8 +6,9 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { CursorExpiredError, InvalidCursorError } from '../errors';
+import { CursorExpiredError } from '../errors';
 import { affectedRows } from './affected-rows';
+import { encodeEventCursor } from './event-cursor';
 import { readPage } from './page-reads';
 import { translatingErrors, WriteConflictError } from './database-errors';
 import type { Lease } from './leases-repository';
@@ -50,24 +51,6 @@ export interface FeedPage {
   /** The position after the last event returned, or after all that were there to read. */
   position: number;
   hasMore: boolean;
-}
-
-/** The feed's cursor: an opaque spelling of a position. */
-export function encodeEventCursor(position: number): string {
-  return Buffer.from(JSON.stringify({ after: position })).toString('base64url');
-}
-
-export function decodeEventCursor(cursor: string): number {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError('cannot be decoded');
-  }
-  const after = (decoded as { after?: unknown } | null)?.after;
-  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0)
-    throw new InvalidCursorError('cannot be decoded');
-  return after;
 }
 
 /**
