@@ -6,13 +6,18 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { CursorExpiredError, InvalidCursorError } from '../errors';
+import { CursorExpiredError } from '../errors';
 import { affectedRows } from './affected-rows';
+import { encodeEventCursor } from './event-cursor';
 import { readPage } from './page-reads';
-import { translatingErrors, WriteConflictError } from './database-errors';
-import type { Lease } from './leases-repository';
+import { translatingErrors } from './database-errors';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type Transaction, type WriteContext } from './transactions';
+import {
+  inTransaction,
+  type QuerySource,
+  type Transaction,
+  type WriteContext,
+} from './transactions';
 
 type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
@@ -52,24 +57,6 @@ export interface FeedPage {
   hasMore: boolean;
 }
 
-/** The feed's cursor: an opaque spelling of a position. */
-export function encodeEventCursor(position: number): string {
-  return Buffer.from(JSON.stringify({ after: position })).toString('base64url');
-}
-
-export function decodeEventCursor(cursor: string): number {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError('cannot be decoded');
-  }
-  const after = (decoded as { after?: unknown } | null)?.after;
-  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0)
-    throw new InvalidCursorError('cannot be decoded');
-  return after;
-}
-
 /**
  * An event waits for its number with sequence 0 (numbers start at 1), not NULL: numbering then
  * changes a value of the same size, which InnoDB updates in place, where from NULL the row would
@@ -90,7 +77,7 @@ export function changedFields<T extends object>(before: T, after: T): Partial<T>
 }
 
 /** An event awaiting its number, as the numbering transaction reads it. */
-interface PendingEvent {
+export interface PendingEvent {
   event_id: string;
   tenant_id: string;
   created_at: DbTimestamp;
@@ -221,90 +208,72 @@ export function eventsRepository(knex: Knex) {
         .limit(bound);
     },
 
-    /** The last sequence given to each of these tenants' events (0 for none yet). */
-    async lastSequences(tenantIds: string[]): Promise<Map<string, number>> {
-      const rows: Array<{ tenant_id: string; last_sequence: number }> = await knex(
-        'event_sequences',
-      )
+    /**
+     * The last sequence given to each of these tenants' events; a tenant with none yet has no
+     * entry. Read on the pool, or in a numbering transaction.
+     */
+    async lastSequences(tenantIds: string[], db: QuerySource = knex): Promise<Map<string, number>> {
+      const rows: Array<{ tenant_id: string; last_sequence: number }> = await db('event_sequences')
         .select('tenant_id', 'last_sequence')
         .whereIn('tenant_id', tenantIds);
       return new Map(rows.map((row) => [row.tenant_id, Number(row.last_sequence)]));
     },
 
+    /** Whether any committed event waits for its number: one read, outside any transaction. */
+    async anyAwaitingNumber(): Promise<boolean> {
+      return (await knex('events').first('event_id').modify(awaitingNumber)) !== undefined;
+    },
+
     /**
-     * Numbers up to `batch` committed events that have no number yet, per tenant on from the
-     * tenant's last sequence, in one transaction that also renews the numbering lease: it commits
-     * only while this holder has the lease. Every write in it is conditional (events still
-     * unnumbered, each tenant's last sequence still the one read), so of two numberings that read
-     * the same state only one commits, wherever they run: the other finds its rows changed (on one
-     * server, behind the first's locks) or fails certification (Galera), and runs again. That is
-     * why it can run READ COMMITTED, taking no gap locks that inserts of new events would wait on.
-     * Answers how many it numbered and each numbered tenant's new last sequence; undefined when
-     * the lease has passed to another holder.
+     * Runs `work` in a numbering transaction, again after a conflict, READ COMMITTED: it takes no
+     * gap locks that inserts of new events would wait on. That is safe only because every write
+     * the numbering makes in it is conditional (src/events/numbering-protocol.ts).
      */
-    async numberPending(
-      lease: Lease,
-      renewLease: (trx: Transaction, lease: Lease) => Promise<boolean>,
-      batch: number,
-    ): Promise<
-      { numbered: number; lastSequences: Map<string, number>; createdAtMs: number[] } | undefined
-    > {
-      const none = () => ({
-        numbered: 0,
-        lastSequences: new Map<string, number>(),
-        createdAtMs: [],
+    numbering<T>(work: (trx: Transaction) => Promise<T>): Promise<T> {
+      return inTransaction(knex, 'event-numbering', ({ trx }) => work(trx), {
+        readCommitted: true,
       });
-      // Most looks find nothing: that costs one read, not a transaction.
-      if ((await knex('events').first('event_id').modify(awaitingNumber)) === undefined)
-        return none();
-      return inTransaction(
-        knex,
-        'event-numbering',
-        async ({ trx }) => {
-          if (!(await renewLease(trx, lease))) return undefined;
-          const pending: PendingEvent[] = await trx('events')
-            .select('event_id', 'tenant_id', 'created_at')
-            .modify(awaitingNumber)
-            .orderBy('event_id')
-            .limit(batch);
-          if (pending.length === 0) return none();
-          const tenantIds = [...new Set(pending.map((event) => event.tenant_id))];
-          const counters: Array<{ tenant_id: string; last_sequence: number }> = await trx(
-            'event_sequences',
-          )
-            .select('tenant_id', 'last_sequence')
-            .whereIn('tenant_id', tenantIds);
-          const before = new Map(counters.map((row) => [row.tenant_id, Number(row.last_sequence)]));
-          const last = new Map(before);
-          const numbers = pending.map((event) => {
-            const sequence = (last.get(event.tenant_id) ?? 0) + 1;
-            last.set(event.tenant_id, sequence);
-            return [event.event_id, sequence] as const;
-          });
-          const numbered = await trx.raw(
-            `update events set sequence = case event_id ${numbers.map(() => 'when ? then ?').join(' ')} end where event_id in (${numbers.map(() => '?').join(', ')}) and ${awaitingNumberSql}`,
-            [...numbers.flat(), ...numbers.map(([eventId]) => eventId)],
-          );
-          if (affectedRows(numbered) !== numbers.length) throw new WriteConflictError();
-          for (const [tenantId, sequence] of last) {
-            const previous = before.get(tenantId);
-            if (previous === undefined)
-              await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: sequence });
-            else if (
-              (await trx('event_sequences')
-                .where({ tenant_id: tenantId, last_sequence: previous })
-                .update({ last_sequence: sequence })) !== 1
-            )
-              throw new WriteConflictError();
-          }
-          return {
-            numbered: numbers.length,
-            lastSequences: last,
-            createdAtMs: pending.map((event) => Date.parse(fromDbTimestamp(event.created_at))),
-          };
-        },
-        { readCommitted: true },
+    },
+
+    /** Up to `batch` committed events that wait for their numbers, by event id: oldest written first. */
+    async oldestAwaitingNumber(trx: Transaction, batch: number): Promise<PendingEvent[]> {
+      return trx('events')
+        .select('event_id', 'tenant_id', 'created_at')
+        .modify(awaitingNumber)
+        .orderBy('event_id')
+        .limit(batch);
+    },
+
+    /** Gives each event its sequence, where it still waits for one; how many it numbered. */
+    async setSequences(
+      trx: Transaction,
+      sequences: ReadonlyArray<readonly [eventId: string, sequence: number]>,
+    ): Promise<number> {
+      const updated = await trx.raw(
+        `update events set sequence = case event_id ${sequences.map(() => 'when ? then ?').join(' ')} end where event_id in (${sequences.map(() => '?').join(', ')}) and ${awaitingNumberSql}`,
+        [...sequences.flat(), ...sequences.map(([eventId]) => eventId)],
       );
+      return affectedRows(updated);
+    },
+
+    /**
+     * Moves a tenant's last sequence on from `from` (undefined: the tenant has none yet) to `to`;
+     * false when it is no longer at `from`.
+     */
+    async moveLastSequence(
+      trx: Transaction,
+      tenantId: string,
+      from: number | undefined,
+      to: number,
+    ): Promise<boolean> {
+      if (from === undefined) {
+        await trx('event_sequences').insert({ tenant_id: tenantId, last_sequence: to });
+        return true;
+      }
+      const moved = await trx('event_sequences')
+        .where({ tenant_id: tenantId, last_sequence: from })
+        .update({ last_sequence: to });
+      return moved === 1;
     },
 
     /** How many committed events wait for their numbers: a range of the index numbering reads them by. */

@@ -3,6 +3,7 @@
  * the numbering finds them committed, so a number once given is never passed by a later one.
  * One instance numbers at a time, holding a lease that it renews in each numbering transaction;
  * the others try for the lease now and then, and one takes over when the holder stops renewing.
+ * This is when numbering runs; what one numbering transaction does is numbering-protocol.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { repeatCycle } from '../background/repeating-cycle';
 import type { Lease } from '../db/leases-repository';
 import type { Repositories } from '../db/repositories';
 import type { EventMetrics } from './metrics';
+import { numberPending } from './numbering-protocol';
 
 /** How long the lease lasts without renewal: another instance takes over this long after a holder dies. */
 const leaseTtlMs = 3000;
@@ -24,8 +26,6 @@ const holderPollMs = 100;
 const gatherMs = 20;
 /** How often an instance without the lease tries for it. */
 const standbyPollMs = 1000;
-/** Events numbered in one transaction. */
-const batchSize = 500;
 
 export interface EventNumbering {
   /** Says that events were just committed here: number them now rather than at the next poll. */
@@ -64,17 +64,13 @@ export function startEventNumbering(
 
   const numberAll = async () => {
     for (;;) {
-      const result = await repositories.events.numberPending(
-        lease,
-        repositories.leases.renewWithin,
-        batchSize,
-      );
+      const result = await numberPending(repositories, lease);
       if (result === undefined) return leaseHeld(false, 'another instance took it over');
       if (result.numbered > 0) {
         metrics.numbered(result.createdAtMs);
         onNumbered(result.lastSequences);
       }
-      if (result.numbered < batchSize || stopping) return;
+      if (!result.moreMayWait || stopping) return;
     }
   };
 

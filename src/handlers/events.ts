@@ -1,4 +1,5 @@
-import { decodeEventCursor, encodeEventCursor, type FeedPage } from '../db/events-repository';
+import { decodeEventCursor, encodeEventCursor } from '../db/event-cursor';
+import type { FeedPage } from '../db/events-repository';
 import type { Repositories } from '../db/repositories';
 import { InvalidParameterError } from '../errors';
 import type { FeedWatcher } from '../events/feed-watcher';
