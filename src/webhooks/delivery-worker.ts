@@ -23,11 +23,11 @@ import type {
   ClaimedDelivery,
   DeliveryOutcome,
   DueEndpoint,
-} from '../db/webhook-deliveries-repository';
+} from '../db/delivery-queue-repository';
 import { repeatCycle } from '../background/repeating-cycle';
+import { outcomeOf } from './attempt-outcome';
 import { createWebhookClient, type Attempt, type AttemptResult } from './http-client';
 import { outcomeLabel, type WebhookMetrics } from './metrics';
-import { retryDelayMs } from './retry-schedule';
 import { signatureHeader } from './signer';
 
 type Event = components['schemas']['Event'];
@@ -44,8 +44,6 @@ const pollMs = 200;
 const gatherMs = 5;
 /** How long serving an endpoint lasts without renewal; renewed, by a claim or on its own, once a third of it has passed. */
 const serveMs = 5000;
-/** An endpoint whose every attempt has failed for this long is disabled. */
-const failingForMs = 5 * 86_400_000;
 /** Room left on a claim for writing the outcome (with retries) after its attempt: an attempt with less is given back unmade. */
 const outcomeWindowMs = 5000;
 
@@ -99,7 +97,7 @@ export function startDeliveryWorker(
   },
 ): DeliveryWorker {
   const { logger, metrics, timeoutMs, retryScheduleMs, maxInFlight } = options;
-  const deliveries = repositories.webhookDeliveries;
+  const deliveries = repositories.deliveryQueue;
   const client = createWebhookClient({
     timeoutMs,
     allowPrivateTargets: options.allowPrivateTargets,
@@ -218,26 +216,6 @@ export function startDeliveryWorker(
     }
   };
 
-  const outcomeOf = (delivery: ClaimedDelivery, result: AttemptResult): DeliveryOutcome => {
-    const status = result.status ?? null;
-    const succeeded = status !== null && status >= 200 && status < 300;
-    const error =
-      result.error ??
-      (status !== null && status >= 300 && status < 400 ? 'redirect not followed' : null);
-    const delay = succeeded
-      ? undefined
-      : retryDelayMs(delivery.attempt, retryScheduleMs, result.retryAfterMs);
-    return {
-      succeeded,
-      responseStatus: status,
-      error,
-      durationMs: result.durationMs,
-      retryAt: delay === undefined ? undefined : new Date(Date.now() + delay),
-      gone: status === 410,
-      failingBefore: new Date(Date.now() - failingForMs),
-    };
-  };
-
   /** Whether a write that failed `failures` times may be tried again after `wait`, before the claim runs out. */
   const mayRetry = (delivery: ClaimedDelivery, wait: number) =>
     !stopping && Date.now() + wait < delivery.leaseUntil;
@@ -251,6 +229,7 @@ export function startDeliveryWorker(
     delivery: ClaimedDelivery;
     responseStatus: number;
     durationMs: number;
+    recovers: boolean;
     written: () => void;
   }> = [];
   let writingSuccesses = false;
@@ -291,6 +270,7 @@ export function startDeliveryWorker(
         delivery,
         responseStatus: outcome.responseStatus!,
         durationMs: outcome.durationMs,
+        recovers: outcome.endpoint.recovers,
         written,
       });
       void writeSuccesses();
@@ -347,7 +327,7 @@ export function startDeliveryWorker(
   /** Writes the attempt's outcome back (or gives the claim back, when the attempt was called off). */
   const record = async (delivery: ClaimedDelivery, result: AttemptResult) => {
     if (result.abandoned) return giveBack([delivery]);
-    const outcome = outcomeOf(delivery, result);
+    const outcome = outcomeOf(delivery, result, retryScheduleMs);
     if (outcome.succeeded) return recordSuccess(delivery, outcome);
     const { kept, disabled } = await recordFailure(delivery, outcome);
     if (!kept)
