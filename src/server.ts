@@ -25,6 +25,7 @@ import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate
 import { shutdownSignal } from './http/shutdown';
 import { startDeliveryPlanning, type DeliveryPlanning } from './webhooks/delivery-planning';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/delivery-worker';
+import { createWebhookClient } from './webhooks/http-client';
 import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
 
@@ -125,14 +126,21 @@ export async function startService(
       perKey: config.longPollsPerKey,
       perTenant: config.longPollsPerTenant,
     });
-    deliveries = startDeliveryWorker(background, {
-      logger,
-      metrics: webhookMetrics,
-      timeoutMs: config.webhookTimeoutSeconds * 1000,
-      retryScheduleMs: config.webhookRetryScheduleMs,
+    const webhookTimeoutMs = config.webhookTimeoutSeconds * 1000;
+    const webhookClient = createWebhookClient({
+      timeoutMs: webhookTimeoutMs,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
-      maxInFlight: config.webhookMaxInFlight,
     });
+    deliveries = startDeliveryWorker(
+      { queue: background.deliveryQueue, sender: webhookClient },
+      {
+        logger,
+        metrics: webhookMetrics,
+        timeoutMs: webhookTimeoutMs,
+        retryScheduleMs: config.webhookRetryScheduleMs,
+        maxInFlight: config.webhookMaxInFlight,
+      },
+    );
     const worker = deliveries;
     const planner = startDeliveryPlanning(background, { logger, onPlanned: () => worker.poke() });
     planning = planner;
