@@ -27,6 +27,7 @@ import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate
 import { shutdownSignal } from './http/shutdown';
 import { startDeliveryPlanning } from './webhooks/delivery-planning';
 import { startDeliveryWorker } from './webhooks/delivery-worker';
+import { createWebhookClient } from './webhooks/http-client';
 import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
 
@@ -72,14 +73,21 @@ function startBackgroundWork(
     perKey: config.longPollsPerKey,
     perTenant: config.longPollsPerTenant,
   });
-  const deliveries = startDeliveryWorker(webhookRepositories, {
-    logger,
-    metrics: webhookMetrics,
-    timeoutMs: config.webhookTimeoutSeconds * 1000,
-    retryScheduleMs: config.webhookRetryScheduleMs,
+  const webhookTimeoutMs = config.webhookTimeoutSeconds * 1000;
+  const sender = createWebhookClient({
+    timeoutMs: webhookTimeoutMs,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
-    maxInFlight: config.webhookMaxInFlight,
   });
+  const deliveries = startDeliveryWorker(
+    { queue: webhookRepositories.deliveryQueue, sender },
+    {
+      logger,
+      metrics: webhookMetrics,
+      timeoutMs: webhookTimeoutMs,
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      maxInFlight: config.webhookMaxInFlight,
+    },
+  );
   const planning = startDeliveryPlanning(webhookRepositories, {
     logger,
     onPlanned: () => deliveries.poke(),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { apiKeysRepository } from './api-keys-repository';
+import { deliveryQueueRepository } from './delivery-queue-repository';
 import { eventsRepository } from './events-repository';
 import { idempotencyRepository } from './idempotency-repository';
 import { leasesRepository } from './leases-repository';
@@ -25,6 +26,7 @@ export function createRepositories(knex: Knex) {
     idempotency: idempotencyRepository(knex),
     webhookEndpoints: webhookEndpointsRepository(knex),
     webhookDeliveries: webhookDeliveriesRepository(knex),
+    deliveryQueue: deliveryQueueRepository(knex),
     webhookPlanning: webhookPlanningRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
     inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {

@@ -38,8 +38,6 @@ export interface WebhookEndpointRow {
   previous_secret: string | null;
   previous_secret_until: DbTimestamp | null;
   failing_since: DbTimestamp | null;
-  served_by: string | null;
-  served_until: DbTimestamp | null;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
   [column: string]: unknown;
@@ -127,8 +125,6 @@ export function webhookEndpointsRepository(knex: Knex) {
         previous_secret: null,
         previous_secret_until: null,
         failing_since: null,
-        served_by: null,
-        served_until: null,
         created_at: now,
         updated_at: now,
       };

@@ -67,19 +67,19 @@ export function createWebhookMetrics(
   for (const outcome of ['delivered', 'failed', 'timed_out', 'refused'])
     deliveries.labels(outcome).inc(0);
   for (const reason of ['gone', 'failing']) disabled.labels(reason).inc(0);
-  const { webhookDeliveries } = repositories;
+  const { deliveryQueue } = repositories;
   const counted = { timeoutMs: options.scrapeTimeoutMs, logger: options.logger };
   gaugeCountedOnScrape(registry, {
     ...counted,
     name: 'webhook_attempts_due',
     help: 'Webhook delivery attempts of enabled endpoints that are due and not yet made or written back (all instances: read from the database).',
-    count: () => webhookDeliveries.countDue(new Date()),
+    count: () => deliveryQueue.countDue(new Date()),
   });
   gaugeCountedOnScrape(registry, {
     ...counted,
     name: 'webhook_attempts_overdue',
     help: `Webhook delivery attempts of enabled endpoints due for over ${overdueAfterMs / 1000} s and still not made (all instances: read from the database).`,
-    count: () => webhookDeliveries.countDue(new Date(Date.now() - overdueAfterMs)),
+    count: () => deliveryQueue.countDue(new Date(Date.now() - overdueAfterMs)),
   });
   return {
     attempted: (outcome) => deliveries.labels(outcome).inc(),

@@ -1,0 +1,176 @@
+/**
+ * The outcomes of webhook delivery attempts, written under their claims (see
+ * delivery-queue-repository.ts): a failure with its retry, planned in the same transaction, and
+ * what the outcome does to its endpoint, which the caller decides (src/webhooks/endpoint-health.ts)
+ * and this file only writes; successes many at a time, in one statement.
+ */
+import type { Knex } from 'knex';
+import type { ClaimedDelivery } from './delivery-queue-repository';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { inTransaction, type Transaction } from './transactions';
+import { plannedAttempt } from './webhook-deliveries-repository';
+
+/** Why an endpoint is disabled by its deliveries. */
+export type DisabledReason = 'gone' | 'failing';
+
+/** What an attempt's outcome does to its endpoint. */
+export interface EndpointHealthChange {
+  /** The endpoint's run of failures ends (it was failing, and this attempt succeeded). */
+  recovers: boolean;
+  /** A run of failures begins now (it was not failing, and this attempt failed). */
+  startsFailing: boolean;
+  /**
+   * Disable the endpoint: at once (gone), or only if its run of failures began at `failingBefore`
+   * or earlier (failing).
+   */
+  disable?: { reason: 'gone' } | { reason: 'failing'; failingBefore: Date };
+}
+
+export interface DeliveryOutcome {
+  succeeded: boolean;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  /** When the next attempt is planned; none when the schedule is spent (or on success). */
+  retryAt?: Date;
+  endpoint: EndpointHealthChange;
+}
+
+/** A success to write with others: its endpoint recovers when it was failing. */
+export interface DeliverySuccess {
+  delivery: ClaimedDelivery;
+  responseStatus: number;
+  durationMs: number;
+  recovers: boolean;
+}
+
+const readCommitted = { readCommitted: true };
+
+/** Not wrapped in translatingErrors: the queue's repository, which holds these, is. */
+export function deliveryOutcomes(knex: Knex) {
+  /** Writes the outcome's meaning for its endpoint, in the outcome's transaction; the reason, when this disabled it. */
+  const changeEndpoint = async (
+    trx: Transaction,
+    endpointId: string,
+    change: EndpointHealthChange,
+    now: DbTimestamp,
+  ): Promise<DisabledReason | undefined> => {
+    const endpoint = () => trx('webhook_endpoints').where('webhook_endpoint_id', endpointId);
+    if (change.recovers)
+      await endpoint().whereNotNull('failing_since').update({ failing_since: null });
+    if (change.startsFailing)
+      await endpoint().whereNull('failing_since').update({ failing_since: now });
+    const { disable } = change;
+    if (disable === undefined) return undefined;
+    const disabling = endpoint().where('enabled', true);
+    if (disable.reason === 'failing')
+      disabling.where('failing_since', '<=', toDbTimestamp(disable.failingBefore.toISOString()));
+    const disabled = await disabling.update({
+      enabled: false,
+      disabled_reason: disable.reason,
+      updated_at: now,
+    });
+    return disabled > 0 ? disable.reason : undefined;
+  };
+  return {
+    /**
+     * Writes an attempt's outcome, if the attempt is still under this claim, with its retry and
+     * what it means for the endpoint, all in one transaction. False when the claim was lost (its
+     * lease ran out and another took the attempt over, or the endpoint was deleted).
+     */
+    async recordOutcome(
+      delivery: ClaimedDelivery,
+      outcome: DeliveryOutcome,
+    ): Promise<{ kept: boolean; disabled?: DisabledReason }> {
+      return inTransaction(
+        knex,
+        'webhook-outcome',
+        async ({ trx }) => {
+          const now = nowForDb();
+          const retryAt = outcome.retryAt && toDbTimestamp(outcome.retryAt.toISOString());
+          const written = await trx('webhook_deliveries')
+            .where({
+              delivery_id: delivery.deliveryId,
+              claimed_by: delivery.claim,
+              status: 'pending',
+            })
+            .update({
+              status: outcome.succeeded ? 'succeeded' : 'failed',
+              response_status: outcome.responseStatus,
+              error: outcome.error,
+              duration_ms: outcome.durationMs,
+              next_attempt_at: retryAt ?? null,
+              claimed_by: null,
+              lease_until: null,
+            });
+          if (written === 0) return { kept: false };
+          if (retryAt)
+            await trx('webhook_deliveries').insert(
+              plannedAttempt(
+                delivery.endpointId,
+                { event_id: delivery.eventId, type: delivery.eventType },
+                delivery.attempt + 1,
+                now,
+                retryAt,
+              ),
+            );
+          const disabled = await changeEndpoint(trx, delivery.endpointId, outcome.endpoint, now);
+          return disabled ? { kept: true, disabled } : { kept: true };
+        },
+        readCommitted,
+      );
+    },
+
+    /**
+     * Writes the outcomes of attempts that succeeded, in one statement (one commit for many),
+     * for those still under their claims; ends the run of failures of the endpoints that recover.
+     * Answers how many were still under their claims.
+     */
+    async recordSuccesses(successes: DeliverySuccess[]): Promise<number> {
+      if (successes.length === 0) return 0;
+      const cases = (value: (success: DeliverySuccess) => number) => ({
+        sql: `case delivery_id ${successes.map(() => 'when ? then ?').join(' ')} end`,
+        bindings: successes.flatMap((success) => [success.delivery.deliveryId, value(success)]),
+      });
+      const status = cases((success) => success.responseStatus);
+      const duration = cases((success) => success.durationMs);
+      const ids = successes.map((success) => success.delivery.deliveryId);
+      const claims = [...new Set(successes.map((success) => success.delivery.claim))];
+      const recovered = [
+        ...new Set(
+          successes
+            .filter((success) => success.recovers)
+            .map((success) => success.delivery.endpointId),
+        ),
+      ];
+      // In a transaction of its own, so that a deadlock with another writer (or a certification
+      // conflict on a cluster) runs it again rather than leaving the attempts to be made twice.
+      return inTransaction(
+        knex,
+        'webhook-successes',
+        async ({ trx }) => {
+          const updated = await trx('webhook_deliveries')
+            .whereIn('delivery_id', ids)
+            .whereIn('claimed_by', claims)
+            .where('status', 'pending')
+            .update({
+              status: 'succeeded',
+              response_status: knex.raw(status.sql, status.bindings),
+              error: null,
+              duration_ms: knex.raw(duration.sql, duration.bindings),
+              next_attempt_at: null,
+              claimed_by: null,
+              lease_until: null,
+            });
+          if (recovered.length > 0)
+            await trx('webhook_endpoints')
+              .whereIn('webhook_endpoint_id', recovered)
+              .whereNotNull('failing_since')
+              .update({ failing_since: null });
+          return updated;
+        },
+        readCommitted,
+      );
+    },
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * The webhook delivery worker's side of `webhook_deliveries`: which endpoints have attempts due,
+ * claims of those attempts, claims given back, and their outcomes (written by
+ * delivery-outcomes.ts). An instance serves an endpoint (endpoint-serving.ts) before it claims the
+ * endpoint's due attempts with conditional updates and a lease (claimed_by, lease_until); it makes
+ * them outside any transaction and writes each outcome back under its claim. No row locks are
+ * relied on, so the claims hold on a cluster where one node's locks do not block another's.
+ *
+ * Every write here runs READ COMMITTED and names its rows by primary key: it locks only the rows
+ * it changes, never a range or a gap of an index. On Galera a write set applied from another node
+ * aborts any local transaction holding a lock it needs; under REPEATABLE READ a claim's update
+ * over an endpoint's due attempts held next-key locks on every pending attempt of the endpoint
+ * and the gap after them, so the attempts planned for new events and the outcomes written through
+ * another node aborted it (behind HAProxy, one instance's writes go to every node).
+ */
+import type { Knex } from 'knex';
+import type { components } from '../../generated/api';
+import { translatingErrors } from './database-errors';
+import { deliveryOutcomes } from './delivery-outcomes';
+import { endpointServing } from './endpoint-serving';
+import { numbered, toEvent, type EventRow } from './events-repository';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { inTransaction } from './transactions';
+
+export type {
+  DeliveryOutcome,
+  DeliverySuccess,
+  DisabledReason,
+  EndpointHealthChange,
+} from './delivery-outcomes';
+
+type Event = components['schemas']['Event'];
+type EventType = components['schemas']['EventType'];
+
+/**
+ * An attempt this instance has claimed, with what making it needs but its event, which is read
+ * just before the attempt is made (a claimed attempt waiting for its turn holds no event body).
+ */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  /** The claim: the outcome is written only while the row is still under it. */
+  claim: string;
+  /** When the claim runs out at the soonest (epoch milliseconds): past it another claim may make the attempt. */
+  leaseUntil: number;
+  endpointId: string;
+  tenantId: string;
+  url: string;
+  /** The secrets that sign it: the current one, and the one before a rotation for its 24 hours. */
+  secrets: string[];
+  /** Whether the endpoint's attempts were failing when it was claimed. */
+  endpointFailing: boolean;
+  eventId: string;
+  eventType: EventType;
+  attempt: number;
+}
+
+/** An endpoint with due attempts that an instance may serve. */
+export interface DueEndpoint {
+  endpointId: string;
+  tenantId: string;
+}
+
+export type DeliveryQueueRepository = ReturnType<typeof deliveryQueueRepository>;
+
+const readCommitted = { readCommitted: true };
+
+/** Attempts that are due and claimed by no one (or by a claim whose lease ran out). */
+const due = (q: Knex.QueryBuilder, now: DbTimestamp) =>
+  q
+    .where('webhook_deliveries.status', 'pending')
+    .where('webhook_deliveries.next_attempt_at', '<=', now)
+    .where((w) =>
+      w
+        .whereNull('webhook_deliveries.lease_until')
+        .orWhere('webhook_deliveries.lease_until', '<', now),
+    );
+
+/** What a claim reads of an attempt and its endpoint. */
+interface ClaimRow {
+  delivery_id: string;
+  event_id: string;
+  event_type: EventType;
+  attempt: number;
+  url: string;
+  tenant_id: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: DbTimestamp | null;
+  failing_since: DbTimestamp | null;
+}
+
+function toClaimed(
+  row: ClaimRow,
+  endpointId: string,
+  claim: string,
+  leaseUntil: number,
+  now: DbTimestamp,
+): ClaimedDelivery {
+  const secrets = [row.secret];
+  if (
+    row.previous_secret !== null &&
+    row.previous_secret_until !== null &&
+    row.previous_secret_until > now
+  )
+    secrets.push(row.previous_secret);
+  return {
+    deliveryId: row.delivery_id,
+    claim,
+    leaseUntil,
+    endpointId,
+    tenantId: row.tenant_id,
+    url: row.url,
+    secrets,
+    endpointFailing: row.failing_since !== null,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attempt: Number(row.attempt),
+  };
+}
+
+export function deliveryQueueRepository(knex: Knex) {
+  const serving = endpointServing(knex);
+  const outcomes = deliveryOutcomes(knex);
+
+  /**
+   * Takes up to `wanted` of the endpoint's due attempts under `claim` until `leaseUntil`: a plain
+   * read that locks nothing, then a conditional update of only the rows it read, in a transaction
+   * that writes attempts only. The endpoint's row is the parent of every attempt planned for it (a
+   * foreign key), so a claim that wrote it would hold the lock every insert of a planned attempt
+   * checks, and on Galera each one applied meanwhile would abort the claim, or the claim applied
+   * would abort the planning.
+   */
+  const takeDue = (
+    endpointId: string,
+    claim: string,
+    wanted: number,
+    leaseMs: number,
+  ): Promise<ClaimedDelivery[]> => {
+    // Taken before the lease is written, so the claim believes it runs out a little early, never late.
+    const leaseUntil = Date.now() + leaseMs;
+    return inTransaction(
+      knex,
+      'webhook-claim',
+      async ({ trx }) => {
+        const now = nowForDb();
+        // Of an endpoint still enabled; its serving was made sure of before.
+        const rows: ClaimRow[] = await trx('webhook_deliveries')
+          .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+          .modify(due, now)
+          .join(
+            'webhook_endpoints as w',
+            'w.webhook_endpoint_id',
+            'webhook_deliveries.webhook_endpoint_id',
+          )
+          .where('w.enabled', true)
+          .select(
+            'webhook_deliveries.delivery_id',
+            'webhook_deliveries.event_id',
+            'webhook_deliveries.event_type',
+            'webhook_deliveries.attempt',
+            'w.url',
+            'w.tenant_id',
+            'w.secret',
+            'w.previous_secret',
+            'w.previous_secret_until',
+            'w.failing_since',
+          )
+          .orderBy([
+            { column: 'webhook_deliveries.next_attempt_at' },
+            { column: 'webhook_deliveries.delivery_id' },
+          ])
+          .limit(wanted);
+        if (rows.length === 0) return [];
+        const ids = rows.map((row) => row.delivery_id);
+        const claimed = await trx('webhook_deliveries')
+          .whereIn('webhook_deliveries.delivery_id', ids)
+          .modify(due, now)
+          .update({
+            claimed_by: claim,
+            lease_until: toDbTimestamp(new Date(Date.now() + leaseMs).toISOString()),
+          });
+        // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
+        const ours =
+          claimed === ids.length
+            ? undefined
+            : new Set<string>(
+                await trx('webhook_deliveries')
+                  .whereIn('delivery_id', ids)
+                  .where('claimed_by', claim)
+                  .pluck('delivery_id'),
+              );
+        return rows
+          .filter((row) => ours === undefined || ours.has(row.delivery_id))
+          .map((row) => toClaimed(row, endpointId, claim, leaseUntil, now));
+      },
+      readCommitted,
+    );
+  };
+
+  return translatingErrors({
+    /**
+     * The enabled endpoints that have an attempt due and unclaimed, and that `holder` serves or
+     * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
+     * one probe of an index each, then their serving leases.
+     */
+    async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<DueEndpoint[]> {
+      const now = nowForDb();
+      const rows: Array<{ webhook_endpoint_id: string; tenant_id: string }> = await knex(
+        'webhook_endpoints as e',
+      )
+        .where('e.enabled', true)
+        .whereExists((q) => {
+          q.select(knex.raw('1'))
+            .from('webhook_deliveries')
+            .whereRaw('webhook_deliveries.webhook_endpoint_id = e.webhook_endpoint_id')
+            .modify(due, now);
+        })
+        .select('e.webhook_endpoint_id', 'e.tenant_id');
+      if (rows.length === 0) return [];
+      const others = await serving.servedByOthers(
+        rows.map((row) => row.webhook_endpoint_id),
+        holder,
+        graceMs,
+      );
+      return rows
+        .filter((row) => !others.has(row.webhook_endpoint_id))
+        .map((row) => ({ endpointId: row.webhook_endpoint_id, tenantId: row.tenant_id }));
+    },
+
+    /**
+     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` serves the
+     * endpoint or may take it over: serving is made sure of first (a conditional update of its
+     * own, see endpoint-serving.ts), then each attempt is taken with a conditional update, so no
+     * attempt is claimed twice while its lease runs. Answers undefined when another holder serves
+     * the endpoint (or it is disabled or gone), and otherwise until when it is served at the
+     * soonest (epoch milliseconds). The attempts come without their events: see eventsToSend.
+     * `claim` names the claim, so that a claim whose answer was lost (the connection broke at its
+     * commit) can be given back (releaseClaim) rather than left to run out.
+     */
+    async claim(
+      endpointId: string,
+      holder: string,
+      claim: string,
+      wanted: number,
+      times: { leaseMs: number; serveMs: number; graceMs: number },
+    ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
+      if (
+        (await knex('webhook_endpoints')
+          .first('webhook_endpoint_id')
+          .where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined
+      )
+        return undefined;
+      const servedUntil = await serving.serve(endpointId, holder, times);
+      if (servedUntil === undefined) return undefined;
+      return { servedUntil, deliveries: await takeDue(endpointId, claim, wanted, times.leaseMs) };
+    },
+
+    stillServed: serving.stillServed,
+    keepServing: serving.keepServing,
+    stopServing: serving.stopServing,
+
+    /**
+     * How many attempts of enabled endpoints were due at `dueBy` or before and are not yet made
+     * (or not yet written back): one probe of the due index per enabled endpoint.
+     */
+    async countDue(dueBy: Date): Promise<number> {
+      const row = await knex('webhook_endpoints as e')
+        .join('webhook_deliveries as d', 'd.webhook_endpoint_id', 'e.webhook_endpoint_id')
+        .where('e.enabled', true)
+        .where('d.status', 'pending')
+        .where('d.next_attempt_at', '<=', toDbTimestamp(dueBy.toISOString()))
+        .count({ count: '*' })
+        .first();
+      return Number(row?.count ?? 0);
+    },
+
+    /**
+     * The events of these attempts as the feed shows them, by event_id, read just before the
+     * attempts are made; an event retention has removed is missing.
+     */
+    async eventsToSend(eventIds: string[]): Promise<Map<string, Event>> {
+      if (eventIds.length === 0) return new Map();
+      const rows: EventRow[] = await knex('events')
+        .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
+        .whereIn('event_id', eventIds)
+        .modify(numbered);
+      return new Map(rows.map((row) => [row.event_id, toEvent(row)]));
+    },
+
+    ...outcomes,
+
+    /** Gives claimed attempts back unmade (the instance is stopping, or they wait no more), due at once for any instance. */
+    async release(deliveries: ClaimedDelivery[]): Promise<void> {
+      if (deliveries.length === 0) return;
+      await inTransaction(
+        knex,
+        'webhook-release',
+        ({ trx }) =>
+          trx('webhook_deliveries')
+            .whereIn(
+              'delivery_id',
+              deliveries.map((delivery) => delivery.deliveryId),
+            )
+            .whereIn('claimed_by', [...new Set(deliveries.map((delivery) => delivery.claim))])
+            .where('status', 'pending')
+            .update({ claimed_by: null, lease_until: null }),
+        readCommitted,
+      );
+    },
+
+    /**
+     * Gives back every attempt of the endpoint still under this claim: one whose transaction's
+     * answer was lost, so nothing of it was made. Its attempts are found by the endpoint's index
+     * and then released by primary key, as a claim takes them.
+     */
+    async releaseClaim(endpointId: string, claim: string): Promise<void> {
+      const ids: string[] = await knex('webhook_deliveries')
+        .where({ webhook_endpoint_id: endpointId, status: 'pending', claimed_by: claim })
+        .pluck('delivery_id');
+      if (ids.length === 0) return;
+      await inTransaction(
+        knex,
+        'webhook-release',
+        ({ trx }) =>
+          trx('webhook_deliveries')
+            .whereIn('delivery_id', ids)
+            .where({ status: 'pending', claimed_by: claim })
+            .update({ claimed_by: null, lease_until: null }),
+        readCommitted,
+      );
+    },
+  });
+}

@@ -1,0 +1,234 @@
+/**
+ * The attempts an instance has claimed, by tenant and endpoint, waiting for a slot or holding one,
+ * and how the instance's `maxInFlight` slots are shared: tenants in turn (round-robin by tenant,
+ * then by endpoint), and while other tenants have attempts waiting, a tenant starts no more than
+ * its share, so one tenant's hanging receivers cannot take every slot. An endpoint holds at most
+ * `maxInFlightPerEndpoint` slots. Attempts claimed ahead are bounded by the same shares. Nothing
+ * here reads or writes the database: what it gives up goes to `giveBack`.
+ */
+import type { ClaimedDelivery, DueEndpoint } from '../db/delivery-queue-repository';
+
+/** Attempts to one endpoint in flight at once, over every instance. */
+export const maxInFlightPerEndpoint = 10;
+/** Attempts of one endpoint claimed ahead of those in flight; more are claimed once half have started. */
+export const claimedAheadPerEndpoint = 10;
+
+/** An endpoint this instance serves and has attempts of. */
+export interface ServedEndpoint {
+  endpointId: string;
+  tenantId: string;
+  /** Attempts holding slots now. */
+  inFlight: number;
+  /** Attempts claimed, waiting for a slot. */
+  queue: ClaimedDelivery[];
+  /** When serving was last made sure of (the start of the transaction that renewed it). */
+  renewedAt: number;
+}
+
+interface Tenant {
+  /** Attempts of the tenant holding slots now, and claimed and waiting. */
+  inFlight: number;
+  queued: number;
+  /** The tenant's endpoints served here, in the order they take their turns. */
+  endpoints: Set<string>;
+}
+
+/** An attempt given a slot: the slot is the endpoint's until it is freed. */
+export interface Started {
+  delivery: ClaimedDelivery;
+  endpoint: ServedEndpoint;
+}
+
+export interface SlotLimits {
+  maxInFlight: number;
+  /** How long serving lasts unrenewed: an endpoint's attempts wait no longer than that for a slot. */
+  serveMs: number;
+  /** The least time a claim must have left for its attempt to start (the attempt, then its outcome's write). */
+  leaseLeftToStartMs: number;
+}
+
+export class DeliverySlots {
+  private readonly served = new Map<string, ServedEndpoint>();
+  /** Tenants with attempts here, in the order they take their turns. */
+  private readonly tenants = new Map<string, Tenant>();
+  private inFlight = 0;
+  private queued = 0;
+  /** A tenant alone leaves this many slots free, so that another tenant's first attempts start at once. */
+  private readonly reserve: number;
+  /** Tenants the last look found with due attempts: they count for the shares before anything of theirs is claimed. */
+  tenantsDue = new Set<string>();
+
+  constructor(
+    private readonly limits: SlotLimits,
+    private readonly giveBack: (deliveries: ClaimedDelivery[]) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.reserve = Math.ceil(limits.maxInFlight / 8);
+  }
+
+  /** The most slots (and the most claimed ahead) a tenant may hold while as many tenants as there are now want some. */
+  share(): number {
+    const { maxInFlight } = this.limits;
+    const wanting = new Set(this.tenantsDue);
+    for (const [tenantId, tenant] of this.tenants)
+      if (tenant.inFlight + tenant.queued > 0) wanting.add(tenantId);
+    return wanting.size <= 1
+      ? Math.max(1, maxInFlight - this.reserve)
+      : Math.max(1, Math.floor(maxInFlight / wanting.size));
+  }
+
+  /** How many attempts of the endpoint may be claimed now: within its own cap, its tenant's share and the instance's. */
+  roomFor({ endpointId, tenantId }: DueEndpoint): number {
+    const endpoint = this.served.get(endpointId);
+    const held = (endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0);
+    return Math.min(
+      maxInFlightPerEndpoint + claimedAheadPerEndpoint - held,
+      this.share() - (this.tenants.get(tenantId)?.queued ?? 0),
+      this.limits.maxInFlight - this.queued,
+    );
+  }
+
+  /** Whether the instance may claim anything more. */
+  mayClaim(): boolean {
+    return this.queued < this.limits.maxInFlight;
+  }
+
+  /** The endpoints served here. */
+  endpoints(): ServedEndpoint[] {
+    return [...this.served.values()];
+  }
+
+  get(endpointId: string): ServedEndpoint | undefined {
+    return this.served.get(endpointId);
+  }
+
+  /** Queues attempts just claimed for the endpoint, served (as if renewed) since `renewedAt`. */
+  add({ endpointId, tenantId }: DueEndpoint, claimed: ClaimedDelivery[], renewedAt: number): void {
+    const endpoint = this.served.get(endpointId) ?? {
+      endpointId,
+      tenantId,
+      inFlight: 0,
+      queue: [],
+      renewedAt,
+    };
+    endpoint.renewedAt = Math.max(endpoint.renewedAt, renewedAt);
+    endpoint.queue.push(...claimed);
+    this.queued += claimed.length;
+    const tenant = this.tenantOf(tenantId);
+    tenant.queued += claimed.length;
+    tenant.endpoints.add(endpointId);
+    this.served.set(endpointId, endpoint);
+    this.forgetIfIdle(endpointId);
+  }
+
+  /** Gives up an endpoint's queue (it is no longer served here); its attempts in flight keep their slots. */
+  drop(endpoint: ServedEndpoint): void {
+    this.giveBack(this.dequeue(endpoint, endpoint.queue.length));
+    this.forgetIfIdle(endpoint.endpointId);
+  }
+
+  /** Takes every queued attempt off its queue (the instance stops); those in flight keep their slots. */
+  takeAllQueued(): ClaimedDelivery[] {
+    return this.endpoints().flatMap((endpoint) => this.dequeue(endpoint, endpoint.queue.length));
+  }
+
+  /** Gives back what tenants claimed beyond their shares, when more tenants want slots than when they claimed. */
+  trim(): void {
+    const limit = this.share();
+    for (const tenant of this.tenants.values()) {
+      for (const endpointId of [...tenant.endpoints].reverse()) {
+        const excess = tenant.queued - limit;
+        if (excess <= 0) break;
+        const endpoint = this.served.get(endpointId)!;
+        const taken = endpoint.queue.splice(Math.max(0, endpoint.queue.length - excess));
+        this.queued -= taken.length;
+        tenant.queued -= taken.length;
+        this.giveBack(taken);
+        this.forgetIfIdle(endpointId);
+      }
+    }
+  }
+
+  /** Gives free slots to queued attempts, fairly: the attempts to start now. */
+  fill(): Started[] {
+    const limit = this.share();
+    const starting: Started[] = [];
+    while (this.inFlight < this.limits.maxInFlight) {
+      const next = this.nextAttempt(limit);
+      if (next === undefined) break;
+      this.inFlight++;
+      next.endpoint.inFlight++;
+      this.tenantOf(next.endpoint.tenantId).inFlight++;
+      starting.push(next);
+    }
+    return starting;
+  }
+
+  /** Frees an attempt's slot; whether its endpoint, still served here, has few enough claimed ahead to claim more. */
+  free({ endpoint }: Started): boolean {
+    this.inFlight--;
+    endpoint.inFlight--;
+    this.tenantOf(endpoint.tenantId).inFlight--;
+    this.forgetIfIdle(endpoint.endpointId);
+    // Claimed ahead in small batches: more once half of those claimed ahead have started.
+    return (
+      this.served.has(endpoint.endpointId) && endpoint.queue.length <= claimedAheadPerEndpoint / 2
+    );
+  }
+
+  /**
+   * The next attempt to give a slot: tenants in turn, each below its share, then its endpoints in
+   * turn, each below its cap. Attempts whose claims no longer leave room for the attempt and its
+   * outcome are given back unmade, and so are the queues of endpoints whose serving may have run out.
+   */
+  private nextAttempt(limit: number): Started | undefined {
+    for (const [tenantId, tenant] of this.tenants) {
+      if (tenant.inFlight >= limit || tenant.queued === 0) continue;
+      for (const endpointId of tenant.endpoints) {
+        const endpoint = this.served.get(endpointId)!;
+        if (endpoint.queue.length === 0 || endpoint.inFlight >= maxInFlightPerEndpoint) continue;
+        if (this.now() - endpoint.renewedAt > this.limits.serveMs) {
+          this.drop(endpoint);
+          continue;
+        }
+        const [delivery] = this.dequeue(endpoint, 1);
+        if (delivery.leaseUntil - this.now() < this.limits.leaseLeftToStartMs) {
+          this.giveBack([delivery]);
+          return this.nextAttempt(limit);
+        }
+        // Both go to the back of their lines.
+        this.tenants.delete(tenantId);
+        this.tenants.set(tenantId, tenant);
+        tenant.endpoints.delete(endpointId);
+        tenant.endpoints.add(endpointId);
+        return { delivery, endpoint };
+      }
+    }
+    return undefined;
+  }
+
+  private tenantOf(tenantId: string): Tenant {
+    let tenant = this.tenants.get(tenantId);
+    if (tenant === undefined)
+      this.tenants.set(tenantId, (tenant = { inFlight: 0, queued: 0, endpoints: new Set() }));
+    return tenant;
+  }
+
+  /** Forgets an endpoint with nothing here any more (and its tenant, when that was its last). */
+  private forgetIfIdle(endpointId: string): void {
+    const endpoint = this.served.get(endpointId);
+    if (endpoint === undefined || endpoint.inFlight > 0 || endpoint.queue.length > 0) return;
+    this.served.delete(endpointId);
+    const tenant = this.tenants.get(endpoint.tenantId);
+    tenant?.endpoints.delete(endpointId);
+    if (tenant && tenant.endpoints.size === 0) this.tenants.delete(endpoint.tenantId);
+  }
+
+  /** Takes attempts off an endpoint's queue, keeping the counts. */
+  private dequeue(endpoint: ServedEndpoint, count: number): ClaimedDelivery[] {
+    const taken = endpoint.queue.splice(0, count);
+    this.queued -= taken.length;
+    this.tenantOf(endpoint.tenantId).queued -= taken.length;
+    return taken;
+  }
+}

@@ -1,0 +1,331 @@
+/**
+ * The delivery worker's scheduling, against an in-memory queue and sender, on fake timers: what it
+ * claims and starts, within which caps, in what order, what it writes back, and how it stops.
+ * No database, no HTTP.
+ */
+import {
+  startDeliveryWorker,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+} from '../../src/webhooks/delivery-worker';
+import { FakeQueue, FakeSender, fakeLogger, fakeMetrics, type Request } from './fakes';
+
+let worker: DeliveryWorker | undefined;
+
+beforeEach(() => jest.useFakeTimers({ now: Date.parse('2026-11-27T12:00:00.000Z') }));
+afterEach(async () => {
+  if (worker) await stopped(worker);
+  worker = undefined;
+  jest.useRealTimers();
+});
+
+/** Runs the fake clock a millisecond at a time until `condition` holds. */
+async function until(condition: () => boolean, limitMs = 10_000): Promise<void> {
+  for (let ms = 0; !condition(); ms++) {
+    if (ms > limitMs) throw new Error(`not so within ${limitMs} ms: ${condition.toString()}`);
+    await jest.advanceTimersByTimeAsync(1);
+  }
+}
+
+/** Runs the fake clock for `ms`. */
+const pass = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
+async function stopped(running: DeliveryWorker): Promise<void> {
+  let done = false;
+  const stopping = running.stop().then(() => (done = true));
+  await until(() => done);
+  await stopping;
+}
+
+function start(queue: FakeQueue, sender: FakeSender, options: Partial<DeliveryWorkerOptions> = {}) {
+  const { metrics, counts } = fakeMetrics();
+  const { logger, lines } = fakeLogger();
+  worker = startDeliveryWorker(
+    { queue, sender },
+    { logger, metrics, timeoutMs: 1000, retryScheduleMs: [1000], maxInFlight: 16, ...options },
+  );
+  return { worker, counts, lines };
+}
+
+/** Answers the open requests `pick` chooses, one at a time, until there are none. */
+async function answerAll(
+  sender: FakeSender,
+  queue: FakeQueue,
+  pick: (open: Request[]) => Request[] = (open) => open.slice(0, 3),
+): Promise<void> {
+  await until(() => {
+    for (const request of pick(sender.open())) request.answer({ status: 204 });
+    return queue.pending().length === 0;
+  });
+}
+
+it('makes every due attempt once and writes one outcome for each', async () => {
+  const queue = new FakeQueue();
+  for (const [tenant, endpoint] of [
+    ['t1', 'a'],
+    ['t1', 'b'],
+    ['t2', 'c'],
+  ]) {
+    queue.endpoint(tenant, endpoint);
+    queue.plan(endpoint, 30);
+  }
+  const sender = new FakeSender();
+  const { counts } = start(queue, sender);
+  await until(() => queue.pending().length === 0);
+  const planned = queue.rows.map((row) => row.eventId).sort();
+  expect(sender.requests.map((request) => request.webhookId).sort()).toEqual(planned);
+  expect(queue.outcomes.map((outcome) => outcome.deliveryId).sort()).toEqual(
+    queue.rows.map((row) => row.deliveryId).sort(),
+  );
+  expect(queue.outcomes.every((outcome) => outcome.succeeded)).toBe(true);
+  expect(counts.attempted.get('delivered')).toBe(90);
+  await until(() => counts.inFlight === 0);
+  // Successes are written many at a time.
+  expect(queue.called('recordSuccesses').length).toBeLessThan(90);
+});
+
+it('never holds more than its slots, nor more than 10 to one endpoint, and uses them all', async () => {
+  const queue = new FakeQueue();
+  for (const [tenant, endpoint] of [
+    ['t1', 'a'],
+    ['t1', 'b'],
+    ['t1', 'c'],
+    ['t2', 'd'],
+    ['t2', 'e'],
+  ]) {
+    queue.endpoint(tenant, endpoint);
+    queue.plan(endpoint, 40);
+  }
+  const sender = new FakeSender(() => undefined);
+  const { counts } = start(queue, sender, { maxInFlight: 16 });
+  await until(() => sender.open().length === 16);
+  await pass(50);
+  expect(sender.open()).toHaveLength(16);
+  // Answered a few at a time, the oldest first: the slots refill as they free.
+  await answerAll(sender, queue);
+  expect(sender.maxOpen).toBe(16);
+  expect(counts.maxInFlight).toBe(16);
+  for (const endpoint of ['a', 'b', 'c', 'd', 'e'])
+    expect(sender.maxOpenByEndpoint.get(endpoint)).toBeLessThanOrEqual(10);
+  expect(sender.requests).toHaveLength(200);
+});
+
+it('holds at most 10 attempts in flight to one endpoint, whatever the slots', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 50);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 64 });
+  await until(() => sender.open().length === 10);
+  await pass(300);
+  expect(sender.open()).toHaveLength(10);
+  await answerAll(sender, queue, (open) => open.slice(0, 1));
+  expect(sender.maxOpenByEndpoint.get('a')).toBe(10);
+});
+
+it("shares a tenant's slots between its endpoints: one's backlog does not hold back another", async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.endpoint('t1', 'b');
+  queue.plan('a', 100);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 8 });
+  // A tenant alone holds all but an eighth of the slots.
+  await until(() => sender.open('a').length === 7);
+  queue.plan('b', 3);
+  worker!.poke();
+  // Each attempt of a that ends frees a slot, which the endpoints take in turns.
+  for (let answered = 0; sender.open('b').length + countAnswered(sender, 'b') < 3; answered++) {
+    expect(answered).toBeLessThan(6);
+    sender.open('a')[0].answer({ status: 200 });
+    await pass(10);
+  }
+  expect(queue.pending('a').length).toBeGreaterThan(80);
+});
+
+const countAnswered = (sender: FakeSender, endpointId: string) =>
+  sender.requests.filter((request) => request.endpointId === endpointId && request.answered).length;
+
+it("keeps slots for another tenant while one tenant's receivers hang, and gives it a fair share", async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.endpoint('t1', 'b');
+  queue.endpoint('t2', 'c');
+  queue.plan('a', 50);
+  queue.plan('b', 50);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 16 });
+  await until(() => sender.open().length === 14);
+  await pass(300);
+  expect(sender.open()).toHaveLength(14);
+  queue.plan('c', 5);
+  worker!.poke();
+  // The two slots left free start the other tenant's attempts at once.
+  await until(() => sender.open('c').length === 2);
+  // While both want slots, each tenant's share is 8: the slots t1 frees go to t2 first.
+  for (let i = 0; i < 3; i++) {
+    sender.open('a').concat(sender.open('b'))[0].answer({ status: 200 });
+    await pass(10);
+  }
+  expect(sender.open('c')).toHaveLength(5);
+  expect(sender.open('a').length + sender.open('b').length).toBe(11);
+});
+
+it('writes a failed attempt with its retry, and makes the retry when it comes due', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  const [planned] = queue.plan('a', 1);
+  const sender: FakeSender = new FakeSender((request) =>
+    sender.requests.indexOf(request) === 0 ? { status: 503 } : { status: 200 },
+  );
+  const { counts } = start(queue, sender, { retryScheduleMs: [60_000] });
+  await until(() => queue.outcomes.length === 1);
+  const [failed] = queue.called('recordOutcome');
+  const outcome = queue.outcomes[0].outcome!;
+  expect(outcome).toMatchObject({ succeeded: false, responseStatus: 503 });
+  // The schedule's wait, moved by up to a fifth either way.
+  const wait = outcome.retryAt!.getTime() - failed.at;
+  expect(wait).toBeGreaterThanOrEqual(48_000);
+  expect(wait).toBeLessThanOrEqual(72_000);
+  const retry = queue.rows.find((row) => row.attempt === 2)!;
+  expect(retry).toMatchObject({ eventId: planned.eventId, status: 'pending' });
+  await pass(wait - 1000);
+  expect(sender.requests).toHaveLength(1);
+  await until(() => retry.status === 'succeeded', 2000);
+  expect(sender.requests.map((request) => request.webhookId)).toEqual([
+    planned.eventId,
+    planned.eventId,
+  ]);
+  expect(counts.attempted.get('failed')).toBe(1);
+  expect(counts.attempted.get('delivered')).toBe(1);
+});
+
+it('stops sending to an endpoint that answers 410, and gives back what it claimed ahead', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 40);
+  const sender = new FakeSender(() => undefined);
+  const { counts } = start(queue, sender, { maxInFlight: 16 });
+  // Ten in flight (the endpoint's cap), four more claimed ahead (the tenant's share is 14).
+  await until(() => sender.open().length === 10);
+  expect(queue.claimed()).toHaveLength(14);
+  sender.open()[0].answer({ status: 410 });
+  await until(() => counts.disabled.length === 1);
+  expect(counts.disabled).toEqual(['gone']);
+  // The slot it freed went to an attempt claimed ahead before the 410 was written; at the next
+  // look the rest claimed ahead are given back, and nothing more is sent or claimed.
+  await pass(300);
+  expect(queue.claimed()).toHaveLength(10);
+  for (const request of sender.open()) request.answer({ status: 410 });
+  await pass(1000);
+  expect(sender.requests).toHaveLength(11);
+  expect(queue.claimed()).toEqual([]);
+  expect(counts.disabled).toEqual(['gone']);
+});
+
+it('gives back what it claimed ahead for an endpoint disabled elsewhere, at the next look', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 40);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 16 });
+  await until(() => sender.open().length === 10 && queue.claimed().length === 14);
+  queue.endpointsById.get('a')!.enabled = false;
+  await pass(250);
+  expect(queue.claimed()).toHaveLength(10);
+  for (const request of sender.open()) request.answer({ status: 200 });
+  await pass(1000);
+  expect(sender.requests).toHaveLength(10);
+});
+
+it('claims more for an endpoint as its attempts start, without waiting for the next look', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 100);
+  // Each receiver takes 20 ms: ten at a time, 100 take 200 ms when the slots never wait for claims.
+  const sender = new FakeSender(
+    (request) => void setTimeout(() => request.answer({ status: 200 }), 20),
+  );
+  start(queue, sender, { maxInFlight: 16 });
+  // A look every 200 ms, claiming 14 at a time, would take over a second.
+  await until(() => queue.pending().length === 0, 400);
+  expect(sender.requests).toHaveLength(100);
+  expect(sender.maxOpenByEndpoint.get('a')).toBe(10);
+});
+
+it('tries a failed write of successes again until it lands, making each attempt once', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 5);
+  queue.failures.set('recordSuccesses', 2);
+  const sender = new FakeSender();
+  start(queue, sender);
+  await until(() => queue.pending().length === 0);
+  expect(sender.requests).toHaveLength(5);
+  expect(queue.called('recordSuccesses').length).toBeGreaterThanOrEqual(3);
+  expect(queue.outcomes).toHaveLength(5);
+});
+
+it('gives back a claim whose answer was lost at the next look, rather than waiting out its lease', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 3);
+  queue.loseClaimAnswers = 1;
+  const sender = new FakeSender();
+  const { lines } = start(queue, sender);
+  await until(() => queue.pending().length === 0, 2000);
+  expect(queue.called('releaseClaim')).toHaveLength(1);
+  expect(sender.requests).toHaveLength(3);
+  expect(lines.some((line) => line.msg.startsWith('claiming webhook deliveries failed'))).toBe(
+    true,
+  );
+});
+
+it('stops: looks no more, calls off what is in flight, gives every claim and endpoint back', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.endpoint('t2', 'b');
+  queue.plan('a', 30);
+  queue.plan('b', 30);
+  const sender = new FakeSender(() => undefined);
+  const { counts } = start(queue, sender, { maxInFlight: 8 });
+  await until(() => sender.open().length === 8);
+  // The next look claims ahead, up to each tenant's share.
+  await pass(250);
+  expect(queue.claimed()).toHaveLength(16);
+  const stoppedAt = Date.now();
+  await stopped(worker!);
+  worker = undefined;
+  expect(sender.open()).toEqual([]);
+  expect(sender.closed).toBe(true);
+  // Called off, not failed: no outcome, and every attempt is due again for any instance.
+  expect(queue.outcomes).toEqual([]);
+  expect(queue.claimed()).toEqual([]);
+  expect(queue.pending()).toHaveLength(60);
+  expect(counts.attempted.size).toBe(0);
+  expect(counts.inFlight).toBe(0);
+  expect((queue.called('stopServing')[0].args[0] as string[]).sort()).toEqual(['a', 'b']);
+  await pass(1000);
+  expect(queue.calls.filter((call) => call.at > stoppedAt && call.method === 'claim')).toEqual([]);
+  expect(sender.requests).toHaveLength(8);
+});
+
+it('stops only once the outcomes being written are written', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 3);
+  let open!: () => void;
+  queue.successesGate = new Promise((resolve) => (open = resolve));
+  const sender = new FakeSender();
+  start(queue, sender);
+  await until(() => queue.called('recordSuccesses').length > 0);
+  let done = false;
+  const stopping = worker!.stop().then(() => (done = true));
+  worker = undefined;
+  await pass(1000);
+  expect(done).toBe(false);
+  open();
+  await until(() => done);
+  await stopping;
+  expect(queue.pending()).toEqual([]);
+});
