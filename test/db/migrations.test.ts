@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import { nowForDb } from '../../src/db/timestamps';
 import { migrateToLatest } from '../../src/db/migrate';
-import { plannedAttempt } from '../../src/db/webhook-deliveries-repository';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
 let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
@@ -131,56 +130,4 @@ it('counts the webhook endpoints each tenant had before counting began, none for
     { tenant_id: tenants[1], endpoints: 1 },
     { tenant_id: tenants[0], endpoints: 3 },
   ]);
-});
-
-it("drops the columns of serving an endpoint, keeping its index and its attempts' foreign key, and adds them back on the way down", async () => {
-  const dropping = '20261127120000-drop-webhook-endpoints-serving';
-  const serving = async () =>
-    Promise.all(
-      ['served_by', 'served_until'].map((c) => knex.schema.hasColumn('webhook_endpoints', c)),
-    );
-  expect(await serving()).toEqual([false, false]);
-  await knex.migrate.down({ name: dropping });
-  expect(await serving()).toEqual([true, true]);
-
-  const now = nowForDb();
-  const tenant_id = uuidv7();
-  const webhook_endpoint_id = uuidv7();
-  await knex('tenants').insert({ tenant_id, name: 'serving', created_at: now });
-  await knex('webhook_endpoints').insert({
-    webhook_endpoint_id,
-    tenant_id,
-    url: 'https://hooks.example.com/x',
-    event_types: null,
-    description: '',
-    enabled: true,
-    disabled_reason: null,
-    secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-    served_by: 'an instance',
-    created_at: now,
-    updated_at: now,
-  });
-  await knex('webhook_deliveries').insert(
-    plannedAttempt(webhook_endpoint_id, { event_id: uuidv7(), type: 'task.created' }, 1, now, now),
-  );
-  await knex.migrate.up({ name: dropping });
-  expect(await serving()).toEqual([false, false]);
-  const attempts = () =>
-    knex('webhook_deliveries').where({ webhook_endpoint_id }).pluck('webhook_endpoint_id');
-  expect(await attempts()).toEqual([webhook_endpoint_id]);
-  const indexes =
-    testEngine === 'mysql'
-      ? (
-          await knex.raw(
-            'SELECT DISTINCT index_name AS name FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ?',
-            ['webhook_endpoints'],
-          )
-        )[0]
-      : await knex.raw('PRAGMA index_list(webhook_endpoints)');
-  expect((indexes as Array<{ name: string }>).map((index) => index.name)).toContain(
-    'webhook_endpoints_tenant_created',
-  );
-  // The attempts still go with their endpoint.
-  await knex('webhook_endpoints').where({ webhook_endpoint_id }).delete();
-  expect(await attempts()).toEqual([]);
 });
