@@ -154,6 +154,24 @@ async function migrate(config: Config, knexLog: Knex.Logger, logger: Logger): Pr
   }
 }
 
+/** knex's warnings and errors, in the service's log. */
+function knexLogFor(logger: Logger): Knex.Logger {
+  return {
+    warn: (message) => logger.warn({ knex: message }),
+    error: (message) => logger.error({ knex: message }),
+    deprecate: (method, alternative) =>
+      logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
+    debug: () => {},
+  };
+}
+
+function listen(server: Server, { port, host }: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+}
+
 /** Stops taking connections and waits for those open to finish, cutting what still runs after `graceMs`. */
 async function closeWithin(server: Server, graceMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -176,13 +194,7 @@ export async function startService(
       'WEBHOOK_ALLOW_PRIVATE_TARGETS=true: the SSRF guard is off, webhook endpoints may use http and reach loopback, private and other internal addresses; for development and tests only',
     );
   }
-  const knexLog: Knex.Logger = {
-    warn: (message) => logger.warn({ knex: message }),
-    error: (message) => logger.error({ knex: message }),
-    deprecate: (method, alternative) =>
-      logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
-    debug: () => {},
-  };
+  const knexLog = knexLogFor(logger);
   await migrate(config, knexLog, logger);
   const pools = openPools(config, knexLog);
   const knex = pools.requests;
@@ -244,10 +256,7 @@ export async function startService(
     });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, resolve);
-    });
+    await listen(server, config);
     api
       .compileValidators()
       .catch((error: unknown) =>
