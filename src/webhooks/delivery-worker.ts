@@ -78,8 +78,12 @@ class Worker {
   private readonly writes: QueueWrites;
   /** Endpoints the last look found due and no claim has served since (no room for them then). */
   private readonly unclaimed = new Map<string, string>();
-  /** Endpoints served here whose claimed-ahead attempts ran low: claim more without a look at all. */
-  private readonly refills = new Set<string>();
+  /**
+   * Endpoints whose claimed-ahead attempts ran low, with their tenants: claim more without a look
+   * at all. Kept by tenant as well, because the attempts in flight may all end before the claim,
+   * and the slots forget an endpoint with nothing left; its refill must not wait for the poll.
+   */
+  private readonly refills = new Map<string, string>();
   /** Attempts being started or written back: stop() waits for them. */
   private readonly attempts = new Set<Promise<void>>();
   private readonly stopAttempts = new AbortController();
@@ -137,10 +141,8 @@ class Worker {
       const polled = this.scanDue;
       this.scanDue = false;
       const candidates = polled ? await this.scan() : this.stillUnclaimed();
-      for (const endpointId of this.refills) {
-        const endpoint = this.slots.get(endpointId);
-        if (endpoint) candidates.set(endpointId, { endpointId, tenantId: endpoint.tenantId });
-      }
+      for (const [endpointId, tenantId] of this.refills)
+        candidates.set(endpointId, { endpointId, tenantId });
       this.refills.clear();
       await this.claimInTurns([...candidates.values()]);
       await this.keepServing(new Set(candidates.keys()), polled);
@@ -263,7 +265,8 @@ class Worker {
   /** Frees an attempt's slot, and fills it. */
   private freeSlot(started: Started): void {
     this.options.metrics.inFlight(-1);
-    if (this.slots.free(started)) this.refills.add(started.endpoint.endpointId);
+    const { endpointId, tenantId } = started.endpoint;
+    if (this.slots.free(started)) this.refills.set(endpointId, tenantId);
     if (this.refills.size > 0 || this.unclaimed.size > 0) this.cycles.soon();
     this.pump();
   }

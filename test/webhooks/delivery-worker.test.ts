@@ -110,6 +110,18 @@ it('never holds more than its slots, nor more than 10 to one endpoint, and uses 
   expect(sender.requests).toHaveLength(200);
 });
 
+it('claims more for an endpoint whose attempts all ended before the claim, without waiting for the poll', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 200);
+  // Answered at once: an endpoint's attempts in flight end before the claim that refills it.
+  const sender = new FakeSender();
+  start(queue, sender, { maxInFlight: 64 });
+  // The poll comes every 200 ms; each claim takes at most 20.
+  await until(() => queue.pending().length === 0, 190);
+  expect(sender.requests).toHaveLength(200);
+});
+
 it('holds at most 10 attempts in flight to one endpoint, whatever the slots', async () => {
   const queue = new FakeQueue();
   queue.endpoint('t1', 'a');
