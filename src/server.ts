@@ -15,7 +15,7 @@ import { createEventMetrics } from './events/metrics';
 import type { Config } from './config';
 import { backgroundPoolSizes, createKnex } from './db/knex';
 import { migrateToLatest } from './db/migrate';
-import { createRepositories } from './db/repositories';
+import { createRepositories, type Repositories } from './db/repositories';
 import { createApp, httpServerFor } from './http/app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createCountingStores, type CountingStores } from './http/counting-stores';
@@ -42,6 +42,12 @@ export interface RunningService {
 /** The longest a scrape of /metrics waits for a count the background work reads from the database. */
 const scrapeCountTimeoutMs = 1000;
 
+/** The background work's repositories: numbering and the feed on one pool, webhooks and clean-up on another. */
+interface BackgroundRepositories {
+  numberingRepositories: Repositories;
+  webhookRepositories: Repositories;
+}
+
 /** The work beside requests, on pools of their own: numbering, the feed watcher, webhook planning and delivery. */
 interface BackgroundWork {
   feed: FeedWatcher;
@@ -51,13 +57,11 @@ interface BackgroundWork {
 }
 
 function startBackgroundWork(
-  pools: { numbering: Knex; webhooks: Knex },
+  { numberingRepositories, webhookRepositories }: BackgroundRepositories,
   config: Config,
   logger: Logger,
   registry: Registry,
 ): BackgroundWork {
-  const numberingRepositories = createRepositories(pools.numbering);
-  const webhookRepositories = createRepositories(pools.webhooks);
   // What the background work counts in the database it counts on its own pools, never the requests'.
   const eventMetrics = createEventMetrics(registry, numberingRepositories, {
     logger,
@@ -225,7 +229,11 @@ export async function startService(
     if (authFailures) knownKeys = await startKnownKeys(repositories.apiKeys, { logger });
     // One registry for the requests' metrics and the background work's.
     const registry = new Registry();
-    background = startBackgroundWork(pools, config, logger, registry);
+    const backgroundRepositories = {
+      numberingRepositories: createRepositories(pools.numbering),
+      webhookRepositories: createRepositories(pools.webhooks),
+    };
+    background = startBackgroundWork(backgroundRepositories, config, logger, registry);
     const api = await createOperationRouter({
       definition: document.definition,
       repositories,
@@ -262,7 +270,7 @@ export async function startService(
       .catch((error: unknown) =>
         logger.error({ err: error }, 'a request validator does not compile'),
       );
-    const cleanup = startCleanup(createRepositories(pools.webhooks), {
+    const cleanup = startCleanup(backgroundRepositories.webhookRepositories, {
       intervalMs: config.cleanupIntervalSeconds * 1000,
       eventRetentionDays: config.eventRetentionDays,
       logger,
