@@ -108,6 +108,7 @@ function toOperationHandler<K extends OperationId>(
       requestId: facts.requestId,
       operationId: context.operation.operationId!,
       body: context.request.requestBody,
+      pathParameters: context.request.params as Record<string, string>,
       idempotencyKey: headers['Idempotency-Key'],
     };
     const { answer: reply, replayed } = await unitOfWork.run(change, (write) =>
