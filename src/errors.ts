@@ -207,6 +207,18 @@ export class EndpointDisabledError extends ProblemError {
   }
 }
 
+/** A key revoked or expired while its request waited (a long poll): refused as it would be now. */
+export class KeyNoLongerValidError extends ProblemError {
+  constructor() {
+    const detail = 'The API key was revoked or expired while this request waited.';
+    super('unauthenticated', detail, {
+      headers: {
+        'WWW-Authenticate': `Bearer realm="task-tracker", error="invalid_token", error_description="${detail}"`,
+      },
+    });
+  }
+}
+
 /** The tenant has as many webhook endpoints as it may have; nothing was registered. */
 export class LimitReachedError extends ProblemError {
   constructor(readonly limit: number) {

@@ -233,8 +233,10 @@ function apiRoute({
         headers: req.headers as Record<string, string>,
         body: undefined as unknown,
       };
+      let gone: AbortSignal | undefined;
       const exchange: Exchange = {
         facts: res.locals.facts as RequestFacts,
+        clientGone: () => (gone ??= clientGoneSignal(req, res)),
         clientAddress: () => req.ip ?? '',
         countRequest: countRequest
           ? (keyId) => countRequest(keyId, req, res)
@@ -258,6 +260,14 @@ function apiRoute({
     // A body its schema refuses (a required field missing) throws here: Express passes that on to the 500 below.
     send(res, reply);
   };
+}
+
+/** Aborts when the response's connection closes before the response is sent. */
+function clientGoneSignal(req: express.Request, res: express.Response): AbortSignal {
+  const gone = new AbortController();
+  if (req.socket.destroyed) gone.abort();
+  else res.once('close', () => !res.writableFinished && gone.abort());
+  return gone.signal;
 }
 
 /** How long a client may take, and how many may be connected at once. */
