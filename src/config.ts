@@ -44,7 +44,7 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** How long an idle keep-alive connection is kept between requests. */
   keepAliveTimeoutSeconds: number;
-  /** Connections served at once; more are closed as they arrive. 0: no cap. */
+  /** Connections open at once; past it the one idle longest (no request in progress) is closed, or the new one when none is. 0: no cap. */
   maxConnections: number;
   /**
    * Connections one client address may hold at once (0: no cap): counted by the socket's address,

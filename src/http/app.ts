@@ -23,6 +23,7 @@ import { problemFor } from './problems';
 import {
   capConnectionsPerAddress,
   requestsInProgressPerClient,
+  shedIdleConnections,
   type TrustsProxy,
 } from './address-caps';
 import { requestClasses } from './shims/express-prototypes';
@@ -296,8 +297,8 @@ export function httpServerFor(app: express.Express, limits: ConnectionLimits): h
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
-  // Connections past the cap are closed as they are accepted ('drop'), before costing anything more.
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  // First: the per-address cap's listener, added after it, runs before it and closes its refusals.
+  shedIdleConnections(server, limits.maxConnections);
   capConnectionsPerAddress(
     server,
     limits.maxConnectionsPerAddress,
