@@ -117,14 +117,14 @@ export function targetGuard(options: {
       if (hasUserInfo(url, parsed)) return 'must not contain user information (user:password@)';
       if (!allowedPort(parsed, allowPrivateTargets))
         return `has the port ${parsed.port}: a webhook port is 443 or from 1024 to 65535${allowPrivateTargets ? ' (or 80 for http)' : ''}`;
-      if (allowPrivateTargets) return undefined;
       // The URL parser has already spelt numeric hosts (2130706433, 0x7f.1, 017700000001) as addresses.
       const host = bare(parsed.hostname);
       if (net.isIP(host)) {
-        const refusal = forbiddenAddress(host);
+        const refusal = allowPrivateTargets ? undefined : forbiddenAddress(host);
         return refusal && `has the host ${host}, ${refusal}`;
       }
-      if (localName.test(host)) return `has the host ${host}, which ${refusedName}`;
+      if (!allowPrivateTargets && localName.test(host))
+        return `has the host ${host}, which ${refusedName}`;
       let addresses: Array<{ address: string }>;
       try {
         addresses = await resolver.resolve(host, tenantId, AbortSignal.timeout(lookupTimeoutMs));
@@ -134,6 +134,8 @@ export function targetGuard(options: {
         if (code !== 'ETIMEOUT' && (error as Error).name !== 'TimeoutError') return undefined;
         return `has the host ${host}, which could not be resolved in time (its name server did not answer within ${lookupTimeoutMs / 1000} s); try again, or check the name's DNS`;
       }
+      // Looked up where private targets are allowed too: a name that cannot be resolved in time is refused everywhere.
+      if (allowPrivateTargets) return undefined;
       for (const { address } of addresses) {
         const refusal = forbiddenAddress(address);
         if (refusal) return `has the host ${host}, which ${refusedName}`;
