@@ -2,17 +2,12 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
-import { changedFields, type EventsRepository } from './events-repository';
+import type { EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
-import {
-  changeVersioned,
-  deleteVersioned,
-  lockingRead,
-  type VersionCondition,
-  type Versioned,
-} from './versioned';
+import { recordedChanges } from './recorded-changes';
+import { lockingRead, type Versioned } from './versioned';
 
 type Project = components['schemas']['Project'];
 type ProjectPage = components['schemas']['ProjectPage'];
@@ -58,6 +53,14 @@ export function projectsRepository(knex: Knex, events: EventsRepository) {
     lockingRead(knex, ofTenant(trx, tenantId, projectId).first()) as Promise<
       ProjectRow | undefined
     >;
+
+  const changes = recordedChanges<ProjectRow, Project, ProjectUpdate>(events, {
+    resource: 'project',
+    toResource: toProject,
+    projectOf: (project) => project.project_id,
+    scoped,
+    locked,
+  });
 
   return translatingErrors({
     async create(
@@ -107,60 +110,12 @@ export function projectsRepository(knex: Knex, events: EventsRepository) {
       return { data: rows.map(toProject), next_cursor: nextCursor };
     },
 
-    /** Applies the changes; undefined when the tenant has no such project, 412 when the condition fails. */
-    async update(
-      tenantId: string,
-      projectId: string,
-      changes: ProjectUpdate,
-      condition: VersionCondition,
-      write: WriteContext,
-    ): Promise<Versioned<Project> | undefined> {
-      const change = await changeVersioned(
-        write.trx,
-        scoped(tenantId, projectId),
-        locked(tenantId, projectId),
-        changes,
-        condition,
-        'project',
-      );
-      if (change === undefined) return undefined;
-      const [before, after] = [toProject(change.before), versioned(change.after)];
-      await events.record(write, {
-        tenantId,
-        type: 'project.updated',
-        projectId,
-        object: after.value,
-        previous: changedFields(before, after.value),
-      });
-      return after;
-    },
+    update: changes.update,
 
     /**
-     * Deletes the project and, by the foreign key's cascade, its tasks; false when there was
-     * none, 412 when the condition fails.
+     * Deletes the project and, by the foreign key's cascade, its tasks (with no event each); false
+     * when there was none, 412 when the condition fails.
      */
-    async remove(
-      tenantId: string,
-      projectId: string,
-      condition: VersionCondition,
-      write: WriteContext,
-    ): Promise<boolean> {
-      const removed = await deleteVersioned(
-        write.trx,
-        scoped(tenantId, projectId),
-        locked(tenantId, projectId),
-        condition,
-        'project',
-      );
-      if (removed === undefined) return false;
-      // Its tasks go with it, by the foreign key's cascade, with no event each.
-      await events.record(write, {
-        tenantId,
-        type: 'project.deleted',
-        projectId,
-        object: toProject(removed),
-      });
-      return true;
-    },
+    remove: changes.remove,
   });
 }

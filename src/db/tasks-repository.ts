@@ -4,17 +4,12 @@ import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
 import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
-import { changedFields, type EventsRepository } from './events-repository';
+import type { EventsRepository } from './events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
-import {
-  changeVersioned,
-  deleteVersioned,
-  lockingRead,
-  type VersionCondition,
-  type Versioned,
-} from './versioned';
+import { recordedChanges } from './recorded-changes';
+import { lockingRead, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
 type TaskPage = components['schemas']['TaskPage'];
@@ -111,6 +106,14 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
   const projectOfTenant = (tenantId: string, projectId: string) =>
     knex('projects').first('project_id').where({ project_id: projectId, tenant_id: tenantId });
 
+  const changes = recordedChanges<TaskRow, Task, TaskUpdate>(events, {
+    resource: 'task',
+    toResource: toTask,
+    projectOf: (task) => task.project_id,
+    scoped: taskOfTenant,
+    locked: lockedTaskRow,
+  });
+
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
     async create(
@@ -186,56 +189,7 @@ export function tasksRepository(knex: Knex, events: EventsRepository) {
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
-    /** Applies the changes; undefined when the tenant has no such task, 412 when the condition fails. */
-    async update(
-      tenantId: string,
-      taskId: string,
-      changes: TaskUpdate,
-      condition: VersionCondition,
-      write: WriteContext,
-    ): Promise<Versioned<Task> | undefined> {
-      const change = await changeVersioned(
-        write.trx,
-        taskOfTenant(tenantId, taskId),
-        lockedTaskRow(tenantId, taskId),
-        changes,
-        condition,
-        'task',
-      );
-      if (change === undefined) return undefined;
-      const [before, after] = [toTask(change.before), versioned(change.after)];
-      await events.record(write, {
-        tenantId,
-        type: 'task.updated',
-        projectId: before.project_id,
-        object: after.value,
-        previous: changedFields(before, after.value),
-      });
-      return after;
-    },
-
-    /** False when the tenant has no such task, 412 when the condition fails. */
-    async remove(
-      tenantId: string,
-      taskId: string,
-      condition: VersionCondition,
-      write: WriteContext,
-    ): Promise<boolean> {
-      const removed = await deleteVersioned(
-        write.trx,
-        taskOfTenant(tenantId, taskId),
-        lockedTaskRow(tenantId, taskId),
-        condition,
-        'task',
-      );
-      if (removed === undefined) return false;
-      await events.record(write, {
-        tenantId,
-        type: 'task.deleted',
-        projectId: removed.project_id,
-        object: toTask(removed),
-      });
-      return true;
-    },
+    update: changes.update,
+    remove: changes.remove,
   });
 }

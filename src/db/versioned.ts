@@ -18,13 +18,13 @@ export interface Versioned<T> {
 export type VersionCondition = number[] | undefined;
 
 /** Selects the one row a change is about, inside the change's transaction. */
-type Scoped = (trx: Transaction) => Knex.QueryBuilder;
+export type Scoped = (trx: Transaction) => Knex.QueryBuilder;
 /** Reads that row and locks it until the transaction ends. */
-type LockingRead<Row> = (trx: Transaction) => Promise<Row | undefined>;
+export type LockingRead<Row> = (trx: Transaction) => Promise<Row | undefined>;
 /** The resources whose changes carry versions (ETags). */
 type Resource = Extract<ResourceName, 'project' | 'task'>;
 
-interface VersionedRow {
+export interface VersionedRow {
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
   version: number;
