@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, type Config } from '../config';
 import { createKnex } from '../db/knex';
 import { migrateToLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../db/repositories';
@@ -21,9 +21,8 @@ import type { WriteContext } from '../db/transactions';
 import { openapiDocumentPath, projectRoot } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
+import { sandboxConfig, sandboxRetrySchedule } from './sandbox-config';
 
-/** Failed deliveries come again soon, so a receiver being written sees its retries within a minute. */
-const sandboxRetrySchedule = [2_000, 10_000, 30_000];
 /** The port `make mock` serves on: code written against the mock gains state without changing its URL. */
 const mockPort = 4010;
 
@@ -31,23 +30,6 @@ interface DemoTenant {
   name: string;
   writeKey: string;
   readKey: string;
-}
-
-function sandboxConfig(file: string): Config {
-  const base = loadConfig({ ...process.env, DATABASE_URL: undefined });
-  if (process.env.DATABASE_URL) {
-    throw new ConfigError(
-      process.env.DATABASE_URL.startsWith('mysql:')
-        ? 'the sandbox never touches a MySQL database: unset DATABASE_URL (the sandbox makes a throwaway SQLite file)'
-        : 'the sandbox makes its own SQLite file: unset DATABASE_URL, and use --keep PATH to keep one',
-    );
-  }
-  return {
-    ...base,
-    database: { client: 'sqlite', filename: file },
-    webhookAllowPrivateTargets: true,
-    webhookRetryScheduleMs: sandboxRetrySchedule,
-  };
 }
 
 /**
