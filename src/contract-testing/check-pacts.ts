@@ -3,6 +3,8 @@
  * the OpenAPI document, offline, by PactFlow's own comparator (`@pactflow/swagger-mock-validator`).
  * Message interactions are left to `verify-pact`: the comparator knows only HTTP.
  */
+import fs from 'node:fs';
+import YAML from 'yaml';
 import type { PactFile } from './pact-files';
 
 /** One finding of the comparator, as it reports it. */
@@ -42,15 +44,45 @@ async function createValidator(): Promise<Validator> {
   return module.SwaggerMockValidatorFactory.create();
 }
 
+type SchemaNode = { $ref?: string; properties?: Record<string, unknown>; [key: string]: unknown };
+
+/**
+ * The comparator names the field a response has and the document does not, but not one a
+ * request has: the names are read here from the schema it points at, so both say which field.
+ */
+function nameUnknownFields(finding: PactFinding, document: SchemaNode): PactFinding {
+  const value = finding.mockDetails.value;
+  const segments = finding.specDetails.location.replace(/^\[root\]\./, '').split('.');
+  if (finding.code !== 'request.body.incompatible' || segments.pop() !== 'additionalProperties')
+    return finding;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return finding;
+  const resolve = (node: SchemaNode | undefined): SchemaNode | undefined =>
+    node?.$ref?.startsWith('#/')
+      ? resolve(
+          node.$ref
+            .slice(2)
+            .split('/')
+            .reduce<SchemaNode | undefined>((at, key) => at?.[key] as SchemaNode, document),
+        )
+      : node;
+  let schema: SchemaNode | undefined = document;
+  for (const segment of segments) schema = resolve(resolve(schema)?.[segment] as SchemaNode);
+  const known = Object.keys(resolve(schema)?.properties ?? {});
+  const unknown = Object.keys(value).filter((field) => !known.includes(field));
+  if (!schema || unknown.length === 0) return finding;
+  return { ...finding, message: `${finding.message} - ${unknown.join(', ')}` };
+}
+
 export async function checkPacts(document: string, pacts: PactFile[]): Promise<PactCheck[]> {
   const validator = await createValidator();
+  const parsed = YAML.parse(fs.readFileSync(document, 'utf8')) as SchemaNode;
   const checks: PactCheck[] = [];
   for (const pact of pacts) {
     const outcome = await validator.validate({ specPathOrUrl: document, mockPathOrUrl: pact.path });
     checks.push({
       pact,
       success: outcome.success,
-      errors: outcome.errors,
+      errors: outcome.errors.map((finding) => nameUnknownFields(finding, parsed)),
       warnings: outcome.warnings,
     });
   }

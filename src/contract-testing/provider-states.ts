@@ -167,7 +167,8 @@ export const providerStates: Record<string, ProviderState> = {
     async setUp({ api }, params) {
       const endpoint = (
         await api.call('POST', '/v1/webhook-endpoints', {
-          url: 'http://127.0.0.1:9/contract-test-receiver',
+          // The sandbox itself: deliveries stay on this machine and go nowhere else.
+          url: `${api.sandbox.url}/contract-test-receiver`,
           ...pick(params, ['url', 'event_types']),
         })
       ).json;
