@@ -10,56 +10,42 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths';
+import { anyValue, fromState, readOf } from '../contract-testing/pacts';
 
 const rounds = 3;
 const targetMs = 150;
 const someId = '0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12';
 const auth = { Authorization: 'Bearer any-key' };
-const fromState = (expression: string) => ({
-  type: 'ProviderState',
-  expression,
-  dataType: 'STRING',
-});
-const anything = { combine: 'AND', matchers: [{ match: 'type' }] };
 
 /** Ten kinds of interaction; five of each make the pact's fifty. */
 function interactionsOfRound(n: number) {
-  const get = (description: string, state: object, pathTemplate: string, status: number) => ({
-    description: `${description} ${n}`,
-    providerStates: [state],
-    request: {
-      method: 'GET',
-      path: pathTemplate.replace(/\$\{\w+\}/, someId),
-      headers: auth,
-      generators: { path: fromState(pathTemplate) },
-    },
-    response: { status },
-  });
   const http = [
-    get(
-      'a project is read',
-      { name: 'a project exists', params: { name: `P${n}` } },
+    readOf(
+      `a project is read ${n}`,
+      [{ name: 'a project exists', params: { name: `P${n}` } }],
       '/v1/projects/${project_id}',
-      200,
+      { status: 200 },
     ),
-    get(
-      'a task is read',
-      { name: 'a task exists', params: { status: 'done' } },
+    readOf(
+      `a task is read ${n}`,
+      [{ name: 'a task exists', params: { status: 'done' } }],
       '/v1/tasks/${task_id}',
-      200,
+      { status: 200 },
     ),
-    get(
-      'tasks are listed',
-      { name: 'a project with tasks exists' },
+    readOf(
+      `tasks are listed ${n}`,
+      [{ name: 'a project with tasks exists' }],
       '/v1/projects/${project_id}/tasks',
-      200,
+      { status: 200 },
     ),
-    get('a missing task', { name: 'nothing exists' }, '/v1/tasks/${task_id}', 404),
-    get(
-      'an endpoint is read',
-      { name: 'a webhook endpoint exists' },
+    readOf(`a missing task ${n}`, [{ name: 'nothing exists' }], '/v1/tasks/${task_id}', {
+      status: 404,
+    }),
+    readOf(
+      `an endpoint is read ${n}`,
+      [{ name: 'a webhook endpoint exists' }],
       '/v1/webhook-endpoints/${webhook_endpoint_id}',
-      200,
+      { status: 200 },
     ),
     {
       description: `a task is moved with its ETag ${n}`,
@@ -108,7 +94,7 @@ function interactionsOfRound(n: number) {
       contentType: 'application/json',
       encoded: false,
     },
-    matchingRules: { body: { '$.event_id': anything } },
+    matchingRules: { body: { '$.event_id': anyValue } },
     metadata: { contentType: 'application/json' },
   });
   return {

@@ -10,7 +10,8 @@ import type { Sandbox } from '../../src/contract-testing/tenant-api';
 import { verifyPacts, type VerificationOutcome } from '../../src/contract-testing/verify-pacts';
 import type { TestService } from '../support/test-service';
 
-const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-pacts-'));
+/** Made on the first pact written, so that importing the helpers alone makes nothing. */
+let folder: string | undefined;
 let written = 0;
 
 /** A value Pact fills in from the provider state's values (`fromProviderState`). */
@@ -27,11 +28,32 @@ export const jsonContent = {
   matchers: [{ match: 'regex', regex: '^application/(problem\\+)?json(;.*)?$' }],
 };
 
+/** A GET of what the states made, its id injected into the path from the states' values. */
+export function readOf(
+  description: string,
+  providerStates: object[],
+  pathTemplate: string,
+  response: object,
+) {
+  return {
+    description,
+    providerStates,
+    request: {
+      method: 'GET',
+      path: pathTemplate.replace(/\$\{\w+\}/g, '0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12'),
+      headers: { Authorization: 'Bearer some-key' },
+      generators: { path: fromState(pathTemplate) },
+    },
+    response,
+  };
+}
+
 export function writePact(
   content: { interactions?: object[]; messages?: object[] },
   consumer = 'test-consumer',
 ): string {
   written += 1;
+  folder ??= fs.mkdtempSync(path.join(os.tmpdir(), 'tt-pacts-'));
   const file = path.join(folder, `pact-${written}.json`);
   fs.writeFileSync(
     file,
@@ -69,5 +91,5 @@ export function resultsOf(outcome: VerificationOutcome): Record<string, string> 
 }
 
 export function removePacts(): void {
-  fs.rmSync(folder, { recursive: true, force: true });
+  if (folder) fs.rmSync(folder, { recursive: true, force: true });
 }

@@ -9,6 +9,7 @@ import {
   anyValue,
   fromState,
   jsonContent,
+  readOf,
   removePacts,
   resultsOf,
   verify,
@@ -107,39 +108,21 @@ test('every state of the catalogue sets up what it says, with its parameters, an
           body: { title: 'Write it', description: 'Soon', status: 'done' },
         },
       },
-      {
-        description: 'a task that does not exist',
-        providerStates: [{ name: 'nothing exists' }],
-        request: {
-          method: 'GET',
-          path: `/v1/tasks/${somewhere}`,
-          headers: auth,
-          generators: { path: fromState('/v1/tasks/${task_id}') },
-        },
-        response: { status: 404 },
-      },
-      {
-        description: 'an endpoint that does not exist',
-        providerStates: [{ name: 'nothing exists' }],
-        request: {
-          method: 'GET',
-          path: `/v1/webhook-endpoints/${somewhere}`,
-          headers: auth,
-          generators: { path: fromState('/v1/webhook-endpoints/${webhook_endpoint_id}') },
-        },
-        response: { status: 404 },
-      },
-      {
-        description: "another tenant's task",
-        providerStates: [{ name: "another tenant's task exists" }],
-        request: {
-          method: 'GET',
-          path: `/v1/tasks/${somewhere}`,
-          headers: auth,
-          generators: { path: fromState('/v1/tasks/${task_id}') },
-        },
-        response: { status: 404 },
-      },
+      readOf('a task that does not exist', [{ name: 'nothing exists' }], '/v1/tasks/${task_id}', {
+        status: 404,
+      }),
+      readOf(
+        'an endpoint that does not exist',
+        [{ name: 'nothing exists' }],
+        '/v1/webhook-endpoints/${webhook_endpoint_id}',
+        { status: 404 },
+      ),
+      readOf(
+        "another tenant's task",
+        [{ name: "another tenant's task exists" }],
+        '/v1/tasks/${task_id}',
+        { status: 404 },
+      ),
       {
         description: 'an endpoint is read',
         providerStates: [
@@ -207,17 +190,12 @@ test('every state of the catalogue sets up what it says, with its parameters, an
         },
         response: { status: 403 },
       },
-      {
-        description: 'a read-only key reads',
-        providerStates: [{ name: 'a project exists' }, { name: 'the key can only read' }],
-        request: {
-          method: 'GET',
-          path: `/v1/projects/${somewhere}`,
-          headers: auth,
-          generators: { path: fromState('/v1/projects/${project_id}') },
-        },
-        response: { status: 200 },
-      },
+      readOf(
+        'a read-only key reads',
+        [{ name: 'a project exists' }, { name: 'the key can only read' }],
+        '/v1/projects/${project_id}',
+        { status: 200 },
+      ),
     ],
   });
   const outcome = await verify(api, file);
