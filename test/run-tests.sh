@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite: the generated types must match the document and the document must pass its
-# linters; then every test runs on SQLite and on MySQL, and the HTTP tests run once more through
+# linters; then every test runs on SQLite and on MySQL, the client kit's and the README example's
+# pacts are written and verified with verify-pact, and the HTTP tests run once more through
 # Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
 # in CI (CI=true), where it must run; the same goes for the browser test of /docs without
 # Chromium, for the database crash test without a mariadbd of its own to kill, and for the
