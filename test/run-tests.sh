@@ -77,14 +77,16 @@ if [[ " ${projects[*]} " == *" mysql "* ]] && [ $# -eq 0 ]; then
   LIBRARY_SHIMS=off npx jest 'test/(api|db)/(?!transactions\.test|migrat|slow-clients|address-caps|long-poll-caps|[^/]*\.redis\.test)' --selectProjects mysql
 fi
 
-# The client kit's Pact consumer tests and the README's example write their pacts, and
-# verify-pact verifies them against a sandbox of its own: the kit and the service cannot drift.
+# The client kit's Pact consumer tests and the README's example write their pacts, verify-pact
+# verifies them against a sandbox of its own and check-pact against the document: the kit and the
+# service cannot drift.
 # Not when the run is given arguments (a part of the suite).
 if [ $# -eq 0 ]; then
-  echo "Pacts: the client kit's and the README example's consumer tests, then verify-pact over their pacts."
+  echo "Pacts: the client kit's and the README example's consumer tests, then verify-pact and check-pact over their pacts."
   pacts=$(mktemp -d)
   PACT_DIR="$pacts" npx jest --selectProjects pact
   npm run -s contract -- verify-pact "$pacts"
+  npm run -s contract -- check-pact "$pacts"
   rm -rf "$pacts"
 fi
 

@@ -14,6 +14,8 @@ export interface PactFile {
   provider: string;
   /** HTTP and message interactions, as the file holds them (V2/V3 `interactions`, V3 `messages`, V4 both). */
   interactions: PactInteraction[];
+  /** A Pact V3 message pact: no HTTP interaction, nothing for the document to say. */
+  messagesOnly: boolean;
 }
 
 /** What this service reads of an interaction: Pact's verifier reads the rest. */
@@ -48,7 +50,13 @@ function readPact(file: string): PactFile {
     throw new PactFileError(
       `${file}: is not a pact with interactions (it needs "interactions" or "messages")`,
     );
-  return { path: file, consumer: json.consumer.name, provider: json.provider.name, interactions };
+  return {
+    path: file,
+    consumer: json.consumer.name,
+    provider: json.provider.name,
+    interactions,
+    messagesOnly: json.interactions === undefined,
+  };
 }
 
 export function readPactFiles(names: string[]): PactFile[] {

@@ -144,7 +144,11 @@ test('check-pact: a pact the document allows passes; one it does not is named by
       },
     ],
   });
-  const good = await contract('check-pact', allowed);
+  const messages = writePact({
+    messages: [{ description: 'a task.created event', contents: { type: 'task.created' } }],
+  });
+  const good = await contract('check-pact', allowed, messages);
+  expect(good.stdout).toContain('messages only, which verify-pact verifies');
   expect(good.stdout).toContain('compatible with the document');
   expect(good.code).toBe(0);
 

@@ -51,6 +51,7 @@ export function readOf(
 export function writePact(
   content: { interactions?: object[]; messages?: object[] },
   consumer = 'test-consumer',
+  specification = '3.0.0',
 ): string {
   written += 1;
   folder ??= fs.mkdtempSync(path.join(os.tmpdir(), 'tt-pacts-'));
@@ -61,7 +62,7 @@ export function writePact(
       consumer: { name: consumer },
       provider: { name: 'task-tracker' },
       ...content,
-      metadata: { pactSpecification: { version: '3.0.0' } },
+      metadata: { pactSpecification: { version: specification } },
     }),
   );
   return file;

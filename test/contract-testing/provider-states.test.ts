@@ -322,3 +322,64 @@ test('a state outside the catalogue, or a parameter the API refuses, fails its i
   expect(reasons['a task in a status that does not exist']).toMatch(/400.*status/);
   expect(reasons['too many tasks']).toContain('count must be a whole number from 1 to 100');
 });
+
+test('Pact V2 (one providerState) and V4 (HTTP and message interactions in one file) verify too', async () => {
+  const v2 = writePact(
+    {
+      interactions: [
+        {
+          description: 'projects listed, V2',
+          providerState: 'a project exists',
+          request: { method: 'GET', path: '/v1/projects', headers: auth },
+          response: {
+            status: 200,
+            body: { data: [{ name: 'Contract test project' }], next_cursor: null },
+          },
+        },
+      ],
+    },
+    'v2-consumer',
+    '2.0.0',
+  );
+  expect(resultsOf(await verify(api, v2))).toEqual({ 'projects listed, V2': 'OK' });
+  const v4 = writePact(
+    {
+      interactions: [
+        {
+          type: 'Synchronous/HTTP',
+          key: 'http',
+          description: 'a task read, V4',
+          providerStates: [{ name: 'a task exists', params: { title: 'Four' } }],
+          request: {
+            method: 'GET',
+            path: `/v1/tasks/${somewhere}`,
+            headers: { Authorization: ['Bearer some-key'] },
+            generators: { path: fromState('/v1/tasks/${task_id}') },
+          },
+          response: {
+            status: 200,
+            body: { content: { title: 'Four' }, contentType: 'application/json', encoded: false },
+          },
+        },
+        {
+          type: 'Asynchronous/Messages',
+          key: 'message',
+          description: 'a task.deleted event',
+          providerStates: [{ name: 'a task exists', params: { title: 'Gone' } }],
+          contents: {
+            content: { type: 'task.deleted', data: { object: { title: 'Gone' } } },
+            contentType: 'application/json',
+            encoded: false,
+          },
+          metadata: { contentType: 'application/json' },
+        },
+      ],
+    },
+    'v4-consumer',
+    '4.0',
+  );
+  expect(resultsOf(await verify(api, v4))).toEqual({
+    'a task read, V4': 'OK',
+    'a task.deleted event': 'OK',
+  });
+});

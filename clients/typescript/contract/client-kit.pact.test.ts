@@ -180,36 +180,36 @@ test('a key the service does not know is a ProblemError of type unauthenticated'
 test('events.page reads the feed from a cursor', async () => {
   pact
     .given('the feed has events', { count: 2 })
-    .uponReceiving('the kit reads a page of the feed')
+    .uponReceiving('the kit reads the first event of the feed from a cursor')
     .withRequest({
       method: 'GET',
       path: '/v1/events',
-      query: { cursor: fromProviderState('${cursor}', 'eyJhZnRlciI6MH0') },
+      query: { cursor: fromProviderState('${cursor}', 'eyJhZnRlciI6MH0'), limit: '1' },
       headers: authorization,
     })
     .willRespondWith({
       status: 200,
       headers: json,
       body: {
-        data: eachLike(
+        data: [
           {
             event_id: uuid(someId),
             sequence: integer(1),
-            type: like('task.created'),
+            type: 'project.created',
             created_at: timestamp,
             project_id: uuid(someId),
             request_id: like(someId),
-            data: { object: like({}) },
+            data: { object: project },
           },
-          2,
-        ),
-        next_cursor: like('eyJhZnRlciI6Mn0'),
-        has_more: false,
+        ],
+        next_cursor: like('eyJhZnRlciI6MX0'),
+        has_more: true,
       },
     });
   await pact.executeTest(async (mock) => {
-    const page = await client(mock.url).events.page({ cursor: 'eyJhZnRlciI6MH0' });
-    expect(page.data).toHaveLength(2);
+    const page = await client(mock.url).events.page({ cursor: 'eyJhZnRlciI6MH0', limit: 1 });
+    expect(page.data.map((event) => event.type)).toEqual(['project.created']);
+    expect(page.has_more).toBe(true);
   });
 });
 
