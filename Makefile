@@ -1,5 +1,5 @@
 # Each target installs from the lockfile first when node_modules is missing or older than it.
-.PHONY: run test contract bench mock mock-dynamic sandbox sandbox-proxy generate migrate lint clean
+.PHONY: run test contract bench mock mock-dynamic sandbox sandbox-proxy verify-pact check-pact generate migrate lint clean
 
 INSTALLED := node_modules/.installed
 
@@ -39,6 +39,14 @@ sandbox: $(INSTALLED)
 # The sandbox behind Prism's validating proxy on the mock's port, 4010.
 sandbox-proxy: $(INSTALLED)
 	npm run sandbox:proxy
+
+# Consumers' pacts verified against a sandbox of their own: make verify-pact PACTS="pacts/ other.json"
+verify-pact: $(INSTALLED)
+	npm run -s contract -- verify-pact $(PACTS)
+
+# The same pacts' HTTP interactions compared with the document, no service running.
+check-pact: $(INSTALLED)
+	npm run -s contract -- check-pact $(PACTS)
 
 generate: $(INSTALLED)
 	npm run generate

@@ -89,6 +89,13 @@ export default tseslint.config(
     ),
   },
   {
+    files: ['src/contract-testing/**/*.ts'],
+    rules: forbid(
+      ['http', 'handlers', 'app', 'db', ...rooms, 'cli', 'server'],
+      'Contract testing drives the sandbox over HTTP, as a consumer would: it imports nothing of the service; src/cli/contract.ts starts the sandbox.',
+    ),
+  },
+  {
     files: ['src/http/**/*.ts'],
     rules: forbid(
       ['cli', 'server'],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole suite: the generated types must match the document and the document must pass its
-# linters; then every test runs on SQLite and on MySQL, and the HTTP tests run once more through
+# linters; then every test runs on SQLite and on MySQL, the client kit's and the README example's
+# pacts are written and verified with verify-pact, and the HTTP tests run once more through
 # Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
 # in CI (CI=true), where it must run; the same goes for the browser test of /docs without
 # Chromium, for the database crash test without a mariadbd of its own to kill, and for the
@@ -74,6 +75,19 @@ npx jest --selectProjects "${projects[@]}" "$@"
 if [[ " ${projects[*]} " == *" mysql "* ]] && [ $# -eq 0 ]; then
   echo "Library shims off: the mysql project's transactions and routing again, with LIBRARY_SHIMS=off."
   LIBRARY_SHIMS=off npx jest 'test/(api|db)/(?!transactions\.test|migrat|slow-clients|address-caps|long-poll-caps|[^/]*\.redis\.test)' --selectProjects mysql
+fi
+
+# The client kit's Pact consumer tests and the README's example write their pacts, verify-pact
+# verifies them against a sandbox of its own and check-pact against the document: the kit and the
+# service cannot drift.
+# Not when the run is given arguments (a part of the suite).
+if [ $# -eq 0 ]; then
+  echo "Pacts: the client kit's and the README example's consumer tests, then verify-pact and check-pact over their pacts."
+  pacts=$(mktemp -d)
+  PACT_DIR="$pacts" npx jest --selectProjects pact
+  npm run -s contract -- verify-pact "$pacts"
+  npm run -s contract -- check-pact "$pacts"
+  rm -rf "$pacts"
 fi
 
 echo "Contract run: the HTTP tests again, through prism proxy --errors."

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config';
+import { ConfigError, type Config } from '../config';
 import { createKnex } from '../db/knex';
 import { migrateToLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../db/repositories';
@@ -23,9 +23,8 @@ import type { WriteContext } from '../db/transactions';
 import { openapiDocumentPath, projectRoot } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
+import { sandboxConfig, sandboxRetrySchedule } from './sandbox-config';
 
-/** Failed deliveries come again soon, so a receiver being written sees its retries within a minute. */
-const sandboxRetrySchedule = [2_000, 10_000, 30_000];
 /** The port `make mock` serves on: code written against the mock gains state without changing its URL. */
 const mockPort = 4010;
 
@@ -37,24 +36,6 @@ interface DemoTenant {
 
 /** A table only the sandbox makes: a file without it is not the sandbox's to fill with demo tenants. */
 const markerTable = 'sandbox_made_this_database';
-
-function sandboxConfig(file: string, host: string): Config {
-  const base = loadConfig({ ...process.env, DATABASE_URL: undefined });
-  if (process.env.DATABASE_URL) {
-    throw new ConfigError(
-      process.env.DATABASE_URL.startsWith('mysql:')
-        ? 'the sandbox never touches a MySQL database: unset DATABASE_URL (the sandbox makes a throwaway SQLite file)'
-        : 'the sandbox makes its own SQLite file: unset DATABASE_URL, and use --keep PATH to keep one',
-    );
-  }
-  return {
-    ...base,
-    host,
-    database: { client: 'sqlite', filename: file },
-    webhookAllowPrivateTargets: true,
-    webhookRetryScheduleMs: sandboxRetrySchedule,
-  };
-}
 
 /**
  * Tenants, keys and demo data, written before the service starts (each tenant's data in one

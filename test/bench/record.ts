@@ -15,6 +15,7 @@ import { projectRoot } from '../../src/paths';
 /** In the order they run; the abuse part runs the fan-out, idle-socket and long-poll parts too. */
 const parts = [
   'startup-bench',
+  'verify-pact-bench',
   'run-bench',
   'events-bench',
   'webhooks-bench',

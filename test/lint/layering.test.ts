@@ -34,6 +34,11 @@ it.each([
   ],
   ['src/events/upward.ts', "import { startService } from '../server';", 'knows nothing of HTTP'],
   [
+    'src/contract-testing/inward.ts',
+    "import { createRepositories } from '../db/repositories';",
+    'Contract testing drives the sandbox over HTTP',
+  ],
+  [
     'src/db/upward.ts',
     "import { createUnitOfWork } from '../app/unit-of-work';",
     'src/db is the lowest layer',

@@ -1,0 +1,114 @@
+/**
+ * Contract testing for integrations (see the README's section for integrations):
+ *
+ *   npm run -s contract -- verify-pact [--junit FILE] [--provider-version V] FILE_OR_FOLDER...
+ *     every interaction of the pacts verified by Pact's verifier against a sandbox of its own
+ *   npm run -s contract -- check-pact FILE_OR_FOLDER...
+ *     every HTTP interaction compared with openapi/openapi.yaml, no service running
+ *
+ * Exit 0 when everything passed, 1 when an interaction failed, 2 on bad arguments or an
+ * unreadable pact.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config';
+import { checkPacts, checkReport } from '../contract-testing/check-pacts';
+import { junitReport } from '../contract-testing/junit';
+import { PactFileError, readPactFiles } from '../contract-testing/pact-files';
+import type { Sandbox } from '../contract-testing/tenant-api';
+import { verifyPacts } from '../contract-testing/verify-pacts';
+import { createRepositories } from '../db/repositories';
+import { openapiDocumentPath } from '../paths';
+import { startService, type RunningService } from '../server';
+import { issueApiKey } from './issue-api-key';
+import { sandboxConfig } from './sandbox-config';
+
+const usage = `usage:
+  npm run -s contract -- verify-pact [--junit FILE] [--provider-version VERSION] FILE_OR_FOLDER...
+  npm run -s contract -- check-pact FILE_OR_FOLDER...`;
+
+class UsageError extends Error {}
+
+/** The real service on a throwaway SQLite file, quiet, on a free port; removed by stop(). */
+async function startSandbox(): Promise<Sandbox & { stop(): Promise<void> }> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'task-tracker-verify-pact-'));
+  let service: RunningService | undefined;
+  try {
+    const config = sandboxConfig(path.join(folder, 'sandbox.sqlite'));
+    service = await startService({ ...config, host: '127.0.0.1', port: 0, logLevel: 'silent' });
+    const repositories = createRepositories(service.knex);
+    const running = service;
+    return {
+      url: running.url,
+      issueKey: async (tenant, scopes) => (await issueApiKey(repositories, tenant, scopes)).key,
+      async stop() {
+        await running.stop();
+        fs.rmSync(folder, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await service?.stop();
+    fs.rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function verifyPact(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { junit: { type: 'string' }, 'provider-version': { type: 'string' } },
+  });
+  const pacts = readPactFiles(positionals);
+  const sandbox = await startSandbox();
+  try {
+    const started = Date.now();
+    const outcome = await verifyPacts(sandbox, pacts, {
+      providerVersion: values['provider-version'],
+    });
+    const count = pacts.reduce((sum, pact) => sum + pact.interactions.length, 0);
+    if (values.junit) fs.writeFileSync(values.junit, junitReport(pacts, outcome));
+    for (const { interaction, reason } of outcome.providerFailures)
+      console.log(`The provider could not run "${interaction}": ${reason}`);
+    console.log(
+      `verify-pact: ${count} interactions of ${pacts.length} pact(s) ${outcome.passed ? 'verified' : 'NOT verified'} in ${Date.now() - started} ms`,
+    );
+    return outcome.passed ? 0 : 1;
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+async function checkPact(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const checks = await checkPacts(openapiDocumentPath, readPactFiles(positionals));
+  console.log(checkReport(checks));
+  return checks.every((check) => check.success) ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    if (command === 'verify-pact') return await verifyPact(args);
+    if (command === 'check-pact') return await checkPact(args);
+    throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'name a command');
+  } catch (error) {
+    const known = [UsageError, PactFileError, ConfigError].some((kind) => error instanceof kind);
+    // parseArgs's own errors (an unknown option, a missing value) carry this code.
+    if (known || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`contract: ${(error as Error).message}\n${usage}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error);
+    process.exit(2);
+  },
+);
