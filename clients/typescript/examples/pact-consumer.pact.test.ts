@@ -2,7 +2,7 @@
  * An integration's consumer-driven contract with the Task Tracker, as Pact V3 consumer tests
  * (jest). Copy it, put your own client code in place of `getTask` and `listProjects`, and run:
  *
- *   npx jest --selectProjects pact clients/typescript/examples     # writes the pacts
+ *   npx jest clients/typescript/examples --selectProjects pact     # writes the pacts
  *   npm run -s contract -- verify-pact clients/typescript/pacts      # verifies them against a sandbox
  *
  * The provider states (`given`) are the service's catalogue (README, "Contract tests for
