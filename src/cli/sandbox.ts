@@ -21,6 +21,7 @@ import type { WriteContext } from '../db/transactions';
 import { openapiDocumentPath, projectRoot } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
+import { describeStartFailure } from './start-failure';
 
 /** Failed deliveries come again soon, so a receiver being written sees its retries within a minute. */
 const sandboxRetrySchedule = [2_000, 10_000, 30_000];
@@ -200,6 +201,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error instanceof ConfigError ? `sandbox: ${error.message}` : error);
+  const described = describeStartFailure(error);
+  console.error(typeof described === 'string' ? `sandbox: ${described}` : described);
   process.exit(1);
 });
