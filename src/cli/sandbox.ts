@@ -201,7 +201,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  const described = describeStartFailure(error);
+  const described = error instanceof ConfigError ? error.message : describeStartFailure(error);
   console.error(typeof described === 'string' ? `sandbox: ${described}` : described);
   process.exit(1);
 });
