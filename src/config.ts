@@ -44,7 +44,7 @@ export interface Config {
   requestTimeoutSeconds: number;
   /** How long an idle keep-alive connection is kept between requests. */
   keepAliveTimeoutSeconds: number;
-  /** Connections served at once; more are closed as they arrive. 0: no cap. */
+  /** Connections open at once; past it the one idle longest (no request in progress) is closed, or the new one when none is. 0: no cap. */
   maxConnections: number;
   /**
    * Connections one client address may hold at once (0: no cap): counted by the socket's address,
@@ -70,6 +70,10 @@ export interface Config {
   webhookEndpointsPerTenant: number;
   /** Webhook delivery attempts in flight at once on this instance, over every endpoint and tenant. */
   webhookMaxInFlight: number;
+  /** The name servers (`host:port`) webhook host names are looked up on; the system's when empty. */
+  webhookDnsServers: string[];
+  /** How long a webhook host name's lookup may take, at registration and before a delivery. */
+  webhookDnsTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -170,7 +174,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.WEBHOOK_MAX_IN_FLIGHT,
       defaultWebhookMaxInFlight,
     ),
+    webhookDnsServers: parseDnsServers(env.WEBHOOK_DNS_SERVERS),
+    webhookDnsTimeoutMs: parseMilliseconds(
+      'WEBHOOK_DNS_TIMEOUT_MS',
+      env.WEBHOOK_DNS_TIMEOUT_MS,
+      2000,
+    ),
   };
+}
+
+/** Comma-separated name servers, each an address with an optional port (`127.0.0.1:5353`, `[::1]:53`). */
+function parseDnsServers(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  return value.split(',').map((part) => {
+    const server = part.trim();
+    const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/i.exec(server);
+    const address = match?.[1] ?? match?.[2];
+    const port = match?.[3] === undefined ? 53 : Number(match[3]);
+    if (!address || net.isIP(address) === 0 || port < 1 || port > 65535)
+      throw new ConfigError(
+        `WEBHOOK_DNS_SERVERS takes comma-separated name server addresses with optional ports (127.0.0.1:5353, [::1]:53), not ${JSON.stringify(server)}`,
+      );
+    return server;
+  });
 }
 
 /**

@@ -21,6 +21,7 @@ export const problemTable = {
   'cursor-expired': { status: 410, title: 'Cursor expired' },
   'request-timeout': { status: 408, title: 'Request timeout' },
   'idempotency-in-progress': { status: 409, title: 'Request in progress' },
+  'endpoint-disabled': { status: 409, title: 'Endpoint disabled' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
@@ -138,8 +139,10 @@ export class IdempotencyKeyReusedError extends ProblemError {
  * changes were rolled back, and the other's answer is the one to give.
  */
 export class IdempotencyKeyTakenError extends Error {
-  constructor() {
-    super('The Idempotency-Key was bound by another request meanwhile.');
+  /** The database's duplicate-key error. */
+  declare readonly cause: unknown;
+  constructor(options: ErrorOptions) {
+    super('The Idempotency-Key was bound by another request meanwhile.', options);
   }
 }
 
@@ -191,6 +194,28 @@ export class InvalidParameterError extends ProblemError {
 export class UnknownEventError extends ProblemError {
   constructor(readonly eventId: string) {
     super('unknown-event', `No kept event ${eventId} exists.`);
+  }
+}
+
+/** A redelivery to a disabled webhook endpoint: it would wait unsent until enabled, so it is refused. */
+export class EndpointDisabledError extends ProblemError {
+  constructor(readonly endpointId: string) {
+    super(
+      'endpoint-disabled',
+      `Webhook endpoint ${endpointId} is disabled; enable it before asking for a redelivery.`,
+    );
+  }
+}
+
+/** A key revoked or expired while its request waited (a long poll): refused as it would be now. */
+export class KeyNoLongerValidError extends ProblemError {
+  constructor() {
+    const detail = 'The API key was revoked or expired while this request waited.';
+    super('unauthenticated', detail, {
+      headers: {
+        'WWW-Authenticate': `Bearer realm="task-tracker", error="invalid_token", error_description="${detail}"`,
+      },
+    });
   }
 }
 

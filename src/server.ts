@@ -23,10 +23,16 @@ import { loadDocument } from './http/document';
 import { createLogger, createMetrics } from './http/observability';
 import { createOperationRouter } from './http/operation-router';
 import { createUnitOfWork } from './app/unit-of-work';
-import { authFailureBudget, perKeyRateLimit, redeliveryLimit } from './http/rate-limit';
+import {
+  authFailureBudget,
+  endpointChangeLimit,
+  perKeyRateLimit,
+  redeliveryLimit,
+} from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 import { startDeliveryPlanning } from './webhooks/delivery-planning';
 import { startDeliveryWorker } from './webhooks/delivery-worker';
+import { createResolver, type HostResolver } from './webhooks/dns-lookups';
 import { createWebhookClient } from './webhooks/http-client';
 import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
@@ -59,8 +65,7 @@ interface BackgroundWork {
 function startBackgroundWork(
   { numberingRepositories, webhookRepositories }: BackgroundRepositories,
   config: Config,
-  logger: Logger,
-  registry: Registry,
+  { logger, registry, resolver }: { logger: Logger; registry: Registry; resolver: HostResolver },
 ): BackgroundWork {
   // What the background work counts in the database it counts on its own pools, never the requests'.
   const eventMetrics = createEventMetrics(registry, numberingRepositories, {
@@ -81,6 +86,7 @@ function startBackgroundWork(
   const sender = createWebhookClient({
     timeoutMs: webhookTimeoutMs,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
+    resolver,
   });
   const deliveries = startDeliveryWorker(
     { queue: webhookRepositories.deliveryQueue, sender },
@@ -237,16 +243,31 @@ export async function startService(
       numberingRepositories: createRepositories(pools.numbering),
       webhookRepositories: createRepositories(pools.webhooks),
     };
-    background = startBackgroundWork(backgroundRepositories, config, logger, registry);
+    // Webhook host names, looked up at registration and before deliveries, share one resolver and its answers.
+    const resolver = createResolver({
+      servers: config.webhookDnsServers,
+      timeoutMs: config.webhookDnsTimeoutMs,
+      answerLocalhost: config.webhookAllowPrivateTargets,
+    });
+    background = startBackgroundWork(backgroundRepositories, config, {
+      logger,
+      registry,
+      resolver,
+    });
     const api = await createOperationRouter({
       definition: document.definition,
       repositories,
       unitOfWork,
       feed: background.feed,
-      webhookTargets: targetGuard({ allowPrivateTargets: config.webhookAllowPrivateTargets }),
+      webhookTargets: targetGuard({
+        allowPrivateTargets: config.webhookAllowPrivateTargets,
+        resolver,
+        lookupTimeoutMs: config.webhookDnsTimeoutMs,
+      }),
       webhookFences: {
         endpointsPerTenant: config.webhookEndpointsPerTenant,
         countRedelivery: redeliveryLimit({ stores: counting }),
+        countEndpointChange: endpointChangeLimit({ stores: counting }),
       },
       authFailures,
       knownKeys,

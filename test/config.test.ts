@@ -22,6 +22,8 @@ it('has the documented defaults', () => {
     webhookAllowPrivateTargets: false,
     webhookEndpointsPerTenant: 20,
     webhookMaxInFlight: 64,
+    webhookDnsServers: [],
+    webhookDnsTimeoutMs: 2000,
   });
   expect(loadConfig({ WEBHOOK_ENDPOINTS_PER_TENANT: '1' }).webhookEndpointsPerTenant).toBe(1);
   expect(loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '8' }).webhookMaxInFlight).toBe(8);
@@ -34,6 +36,18 @@ it('takes WEBHOOK_RETRY_SCHEDULE as durations, and WEBHOOK_ALLOW_PRIVATE_TARGETS
   expect(
     loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_SECONDS: '0.5' }),
   ).toMatchObject({ webhookAllowPrivateTargets: true, webhookTimeoutSeconds: 0.5 });
+});
+
+it('takes WEBHOOK_DNS_SERVERS as addresses with optional ports', () => {
+  expect(
+    loadConfig({
+      WEBHOOK_DNS_SERVERS: '10.0.0.2, 127.0.0.1:5353,[::1]:53',
+      WEBHOOK_DNS_TIMEOUT_MS: '500',
+    }),
+  ).toMatchObject({
+    webhookDnsServers: ['10.0.0.2', '127.0.0.1:5353', '[::1]:53'],
+    webhookDnsTimeoutMs: 500,
+  });
 });
 
 it("holds a tenant to five keys' long polls unless LONG_POLLS_PER_TENANT says otherwise", () => {
@@ -79,6 +93,10 @@ it.each([
   ['WEBHOOK_MAX_IN_FLIGHT', '0', {}],
   ['WEBHOOK_MAX_IN_FLIGHT', '-3', {}],
   ['WEBHOOK_MAX_IN_FLIGHT', 'lots', {}],
+  ['WEBHOOK_DNS_SERVERS', 'ns.example.com', {}],
+  ['WEBHOOK_DNS_SERVERS', '127.0.0.1:99999', {}],
+  ['WEBHOOK_DNS_SERVERS', '10.0.0.2,,10.0.0.3', {}],
+  ['WEBHOOK_DNS_TIMEOUT_MS', '0', {}],
 ])('refuses %s=%s, naming it', (name, value, others) => {
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ ...others, [name]: value })).toThrow(name);

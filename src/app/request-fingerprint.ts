@@ -1,6 +1,8 @@
 /**
- * What an Idempotency-Key is bound to: the operation and its body, as JSON with object keys
- * sorted, so the same body in another key order is the same request.
+ * What an Idempotency-Key is bound to: the operation, its path parameters (the endpoint whose
+ * secret a key rotates) and its body, as JSON with object keys sorted, so the same body in
+ * another key order is the same request. An operation without path parameters is printed as it
+ * was before they counted, so keys bound by an earlier version still replay.
  */
 import { createHash } from 'node:crypto';
 
@@ -15,8 +17,13 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function fingerprint(operationId: string, body: unknown): string {
+export function fingerprint(
+  operationId: string,
+  body: unknown,
+  pathParameters: Record<string, string> = {},
+): string {
+  const path = Object.keys(pathParameters).length > 0 ? `${canonical(pathParameters)}\n` : '';
   return createHash('sha256')
-    .update(`${operationId}\n${canonical(body)}`)
+    .update(`${operationId}\n${path}${canonical(body)}`)
     .digest('hex');
 }

@@ -18,6 +18,8 @@ export interface Change {
   requestId: string;
   operationId: string;
   body: unknown;
+  /** The operation's path parameters (which endpoint a rotation is of). */
+  pathParameters?: Record<string, string>;
   idempotencyKey?: string;
 }
 
@@ -53,13 +55,16 @@ export function createUnitOfWork(
         return committed({ answer, replayed: false });
       }
       const { tenantId } = change;
-      const print = fingerprint(change.operationId, change.body);
+      const print = fingerprint(change.operationId, change.body, change.pathParameters);
+      let taken: IdempotencyKeyTakenError | undefined;
       for (;;) {
         const bound = await repositories.idempotency.find(tenantId, key);
         if (bound !== undefined) {
           if (bound.fingerprint !== print) throw new IdempotencyKeyReusedError();
           return { answer: bound.response, replayed: true };
         }
+        // Said taken, yet bound to nothing: the duplicate was not the key's, and is the fault it is without a key.
+        if (taken) throw taken.cause;
         try {
           const answer = await repositories.inTransaction(change.requestId, async (write) => {
             const answer = await work(write);
@@ -76,6 +81,7 @@ export function createUnitOfWork(
           // Another request with this key committed first and this one's changes are gone: it
           // answers as that one did.
           if (!(error instanceof IdempotencyKeyTakenError)) throw error;
+          taken = error;
         }
       }
     },

@@ -4,9 +4,11 @@
  * against the API before they have a backend of their own. The file is removed at exit unless
  * `--keep PATH` names one to keep (and to reuse on the next start). `--proxy` puts Prism's
  * validating proxy in front of it on the mock's port (4010), printing every answer that breaks
- * the document.
+ * the document. It listens on loopback only, unless `--host` says otherwise (HOST is not read:
+ * its keys never expire and it allows private webhook targets), and it reuses only a file it made
+ * itself (a marker table says so), never a database of the real service.
  *
- *   npm run sandbox [-- --keep PATH] [--proxy [--proxy-port 4010]]
+ *   npm run sandbox [-- --keep PATH] [--host 127.0.0.1] [--proxy [--proxy-port 4010]]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,7 +36,10 @@ interface DemoTenant {
   readKey: string;
 }
 
-function sandboxConfig(file: string): Config {
+/** A table only the sandbox makes: a file without it is not the sandbox's to fill with demo tenants. */
+const markerTable = 'sandbox_made_this_database';
+
+function sandboxConfig(file: string, host: string): Config {
   const base = loadConfig({ ...process.env, DATABASE_URL: undefined });
   if (process.env.DATABASE_URL) {
     throw new ConfigError(
@@ -45,6 +50,7 @@ function sandboxConfig(file: string): Config {
   }
   return {
     ...base,
+    host,
     database: { client: 'sqlite', filename: file },
     webhookAllowPrivateTargets: true,
     webhookRetryScheduleMs: sandboxRetrySchedule,
@@ -59,6 +65,11 @@ function sandboxConfig(file: string): Config {
 async function makeTenants(config: Config, withData: boolean): Promise<DemoTenant[]> {
   const knex = createKnex(config.database);
   try {
+    if (withData) await knex.schema.createTable(markerTable, (table) => table.string('note'));
+    else if (!(await knex.schema.hasTable(markerTable)))
+      throw new ConfigError(
+        `${(config.database as { filename: string }).filename} was not made by the sandbox: it would add demo tenants and keys that never expire to it, so it reuses only a file it made itself; give --keep a new path`,
+      );
     await migrateToLatest(knex);
     const repositories = createRepositories(knex);
     const tenants: DemoTenant[] = [];
@@ -158,6 +169,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       keep: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
       proxy: { type: 'boolean', default: false },
       'proxy-port': { type: 'string', default: String(mockPort) },
     },
@@ -170,7 +182,7 @@ async function main(): Promise<void> {
   let service: RunningService | undefined;
   let proxy: ChildProcess | undefined;
   try {
-    const config = sandboxConfig(file);
+    const config = sandboxConfig(file, values.host!);
     const fresh = !fs.existsSync(file);
     const tenants = await makeTenants(config, fresh);
     service = await startService(config);

@@ -121,7 +121,29 @@ export function apiKeysRepository(knex: Knex) {
     },
   );
 
+  // Long polls ask when they wake, many at once: those of one turn of the event loop share a query.
+  const stillActive = new DataLoader<string, boolean>(
+    async (keyIds) => {
+      const rows: Array<{ key_id: string }> = await active(
+        knex('api_keys')
+          .select('key_id')
+          .whereIn('key_id', [...new Set(keyIds)]),
+        nowForDb(),
+      );
+      const found = new Set(rows.map((row) => row.key_id));
+      return keyIds.map((keyId) => found.has(keyId));
+    },
+    {
+      cache: false,
+      maxBatchSize: lookupBatch,
+      batchScheduleFn: (dispatch) => setImmediate(dispatch),
+    },
+  );
+
   return translatingErrors({
+    /** Whether the key is still neither revoked nor expired. */
+    isActive: (keyId: string): Promise<boolean> => stillActive.load(keyId),
+
     /** Stores a key by its hash; returns the new key's id. */
     async insert(
       tenantId: string,

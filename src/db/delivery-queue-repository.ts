@@ -21,6 +21,7 @@ import { endpointServing } from './endpoint-serving';
 import { numbered, toEvent, type EventRow } from './events-repository';
 import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 import { inTransaction } from './transactions';
+import { signingSecrets } from './webhook-secrets';
 
 export type {
   DeliveryOutcome,
@@ -45,7 +46,7 @@ export interface ClaimedDelivery {
   endpointId: string;
   tenantId: string;
   url: string;
-  /** The secrets that sign it: the current one, and the one before a rotation for its 24 hours. */
+  /** The secrets that sign it: the current one, then those replaced in the last 24 hours. */
   secrets: string[];
   /** Whether the endpoint's attempts were failing when it was claimed. */
   endpointFailing: boolean;
@@ -84,6 +85,7 @@ interface ClaimRow {
   url: string;
   tenant_id: string;
   secret: string;
+  retired_secrets: string | null;
   previous_secret: string | null;
   previous_secret_until: DbTimestamp | null;
   failing_since: DbTimestamp | null;
@@ -96,13 +98,6 @@ function toClaimed(
   leaseUntil: number,
   now: DbTimestamp,
 ): ClaimedDelivery {
-  const secrets = [row.secret];
-  if (
-    row.previous_secret !== null &&
-    row.previous_secret_until !== null &&
-    row.previous_secret_until > now
-  )
-    secrets.push(row.previous_secret);
   return {
     deliveryId: row.delivery_id,
     claim,
@@ -110,7 +105,7 @@ function toClaimed(
     endpointId,
     tenantId: row.tenant_id,
     url: row.url,
-    secrets,
+    secrets: signingSecrets(row, now),
     endpointFailing: row.failing_since !== null,
     eventId: row.event_id,
     eventType: row.event_type,
@@ -161,6 +156,7 @@ export function deliveryQueueRepository(knex: Knex) {
             'w.url',
             'w.tenant_id',
             'w.secret',
+            'w.retired_secrets',
             'w.previous_secret',
             'w.previous_secret_until',
             'w.failing_since',

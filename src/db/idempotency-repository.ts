@@ -92,7 +92,7 @@ export function idempotencyRepository(knex: Knex) {
           await trx('idempotency_keys').insert(row);
         }
       } catch (error) {
-        if (isDuplicateKey(error)) throw new IdempotencyKeyTakenError();
+        if (isDuplicateKey(error)) throw new IdempotencyKeyTakenError({ cause: error });
         if ((error as { code?: unknown }).code === 'ER_LOCK_WAIT_TIMEOUT')
           throw new IdempotencyKeyBusyError();
         throw error;

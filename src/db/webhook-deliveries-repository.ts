@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { UnknownEventError } from '../errors';
+import { EndpointDisabledError, UnknownEventError } from '../errors';
 import { translatingErrors } from './database-errors';
 import { numbered } from './events-repository';
 import { selectPage } from './keyset';
@@ -81,12 +81,13 @@ export type WebhookDeliveriesRepository = ReturnType<typeof webhookDeliveriesRep
 export function webhookDeliveriesRepository(knex: Knex) {
   const endpointOfTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints')
-      .first('webhook_endpoint_id')
+      .first('webhook_endpoint_id', 'enabled')
       .where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
   return translatingErrors({
     /**
      * Plans a new first attempt of a kept event of the tenant to the endpoint, due now; undefined
-     * when the tenant has no such endpoint, UnknownEventError when it has no such numbered event.
+     * when the tenant has no such endpoint, EndpointDisabledError when it is disabled,
+     * UnknownEventError when the tenant has no such numbered event.
      */
     async redeliver(
       tenantId: string,
@@ -94,7 +95,9 @@ export function webhookDeliveriesRepository(knex: Knex) {
       eventId: string,
       { trx }: WriteContext,
     ): Promise<WebhookDelivery | undefined> {
-      if ((await endpointOfTenant(trx, tenantId, endpointId)) === undefined) return undefined;
+      const endpoint = await endpointOfTenant(trx, tenantId, endpointId);
+      if (endpoint === undefined) return undefined;
+      if (!endpoint.enabled) throw new EndpointDisabledError(endpointId);
       const event: { event_id: string; type: EventType } | undefined = await trx('events')
         .first('event_id', 'type')
         .where({ event_id: eventId, tenant_id: tenantId })

@@ -12,6 +12,8 @@ import { isDuplicateKey, translatingErrors, WriteConflictError } from './databas
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 import type { QuerySource, Transaction, WriteContext } from './transactions';
+import { lockingRead } from './versioned';
+import { rotation, type SecretColumns } from './webhook-secrets';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
@@ -42,9 +44,6 @@ export interface WebhookEndpointRow {
   updated_at: DbTimestamp;
   [column: string]: unknown;
 }
-
-/** How long the secret before a rotation keeps signing beside the new one. */
-const rotationOverlapMs = 24 * 3_600_000;
 
 export function eventTypesOf(row: Pick<WebhookEndpointRow, 'event_types'>): EventType[] | null {
   return row.event_types === null ? null : (JSON.parse(row.event_types) as EventType[]);
@@ -199,8 +198,9 @@ export function webhookEndpointsRepository(knex: Knex) {
     },
 
     /**
-     * Makes `secret` the endpoint's secret; the one before it keeps signing for 24 hours, and an
-     * older one stops at once. False when the tenant has no such endpoint.
+     * Makes `secret` the endpoint's secret; every secret replaced in the last 24 hours keeps
+     * signing (webhook-secrets.ts). False when the tenant has no such endpoint;
+     * RotationsLimitError past the rotations of a day.
      */
     async rotateSecret(
       tenantId: string,
@@ -208,16 +208,22 @@ export function webhookEndpointsRepository(knex: Knex) {
       secret: string,
       { trx }: WriteContext,
     ): Promise<boolean> {
+      const row: SecretColumns | undefined = await lockingRead(
+        knex,
+        ofTenant(trx, tenantId, endpointId).first(
+          'secret',
+          'retired_secrets',
+          'previous_secret',
+          'previous_secret_until',
+        ),
+      );
+      if (row === undefined) return false;
       const now = Date.now();
-      // Assignments in this order: MySQL evaluates them left to right, so previous_secret takes
-      // the secret before this statement (SQLite reads every right-hand side from the old row).
-      const rotated = await ofTenant(trx, tenantId, endpointId).update({
-        previous_secret: knex.ref('secret'),
-        previous_secret_until: toDbTimestamp(new Date(now + rotationOverlapMs).toISOString()),
-        secret,
+      await ofTenant(trx, tenantId, endpointId).update({
+        ...rotation(row, secret, now),
         updated_at: toDbTimestamp(new Date(now).toISOString()),
       });
-      return rotated > 0;
+      return true;
     },
   });
 }

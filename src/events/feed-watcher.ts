@@ -35,10 +35,16 @@ export interface LongPoll {
   fromKnown(after: number | undefined): FeedPage | undefined;
   /**
    * Waits for a page with events after `page.position` matching the query, and answers it; at
-   * the timeout, or when the service stops, answers the latest empty page. Rejects as the
-   * feed's own read does (a cursor whose events retention removed meanwhile).
+   * the timeout, when `gone` aborts (the client left) or when the service stops, answers the
+   * latest empty page. Rejects as the feed's own read does (a cursor whose events retention
+   * removed meanwhile).
    */
-  next(page: FeedPage, query: Omit<FeedQuery, 'after'>, timeoutMs: number): Promise<FeedPage>;
+  next(
+    page: FeedPage,
+    query: Omit<FeedQuery, 'after'>,
+    timeoutMs: number,
+    gone?: AbortSignal,
+  ): Promise<FeedPage>;
   /** Gives the place back; once, when the request is answered. */
   leave(): void;
 }
@@ -198,12 +204,14 @@ export function startFeedWatcher(
             return undefined;
           return { events: [], position: after, hasMore: false };
         },
-        next(page, query, timeoutMs) {
-          if (stopped) return Promise.resolve(page);
+        next(page, query, timeoutMs, gone) {
+          if (stopped || gone?.aborted) return Promise.resolve(page);
           const entry = tenant(tenantId);
           return new Promise<FeedPage>((resolve, reject) => {
+            const leftEarly = () => waiter.answer(waiter.page);
             const done = () => {
               clearTimeout(timeout);
+              gone?.removeEventListener('abort', leftEarly);
               if (entry.waiters.delete(waiter)) options.metrics.longPolls(-1);
               entry.touchedAt = Date.now();
             };
@@ -220,6 +228,7 @@ export function startFeedWatcher(
               },
             };
             const timeout = setTimeout(() => waiter.answer(waiter.page), timeoutMs);
+            gone?.addEventListener('abort', leftEarly, { once: true });
             entry.waiters.add(waiter);
             options.metrics.longPolls(1);
             // The watcher may know of events newer than this poll's read.

@@ -1,19 +1,20 @@
 import { decodeEventCursor, encodeEventCursor } from '../db/event-cursor';
 import type { FeedPage } from '../db/events-repository';
 import type { Repositories } from '../db/repositories';
-import { InvalidParameterError } from '../errors';
+import { InvalidParameterError, KeyNoLongerValidError } from '../errors';
 import type { FeedWatcher } from '../events/feed-watcher';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
 
 type FeedQuery = Defaulted<OperationInput<'listEvents'>['query'], 'limit' | 'wait'>;
 
-export function eventHandlers({ events }: Repositories, feed: FeedWatcher) {
+export function eventHandlers({ events, apiKeys }: Repositories, feed: FeedWatcher) {
   /**
    * A page of the feed; with `wait`, held until a matching event is numbered or the time is up,
    * unless the key or its tenant holds as many long polls as it may: then answered at once.
-   * `from=latest` starts at the tenant's newest numbered event with an empty page.
+   * A poll whose client leaves gives its place back then; one that waited asks again whether its
+   * key is still valid. `from=latest` starts at the tenant's newest numbered event with an empty page.
    */
-  const listEvents: OperationHandler<'listEvents'> = async ({ principal, query }) => {
+  const listEvents: OperationHandler<'listEvents'> = async ({ principal, query, clientGone }) => {
     const { cursor, from, limit, type, project_id, wait } = query as FeedQuery;
     if (from !== undefined && cursor !== undefined)
       throw new InvalidParameterError(
@@ -31,8 +32,11 @@ export function eventHandlers({ events }: Repositories, feed: FeedWatcher) {
           ? { events: [], position: await events.latest(principal.tenantId), hasMore: false }
           : (poll?.fromKnown(after) ??
             (await events.page(principal.tenantId, { ...filter, after })));
-      if (poll && page.events.length === 0 && Date.now() < deadline)
-        page = await poll.next(page, filter, deadline - Date.now());
+      if (poll && page.events.length === 0 && Date.now() < deadline) {
+        page = await poll.next(page, filter, deadline - Date.now(), clientGone());
+        if (!clientGone().aborted && !(await apiKeys.isActive(principal.keyId)))
+          throw new KeyNoLongerValidError();
+      }
       return {
         status: 200,
         body: {

@@ -58,6 +58,8 @@ export interface OperationInput<K extends OperationId> {
   body: RequestBody<K>;
   /** The transaction a change is made in; none for a read. */
   write: K extends WriteOperationId ? WriteContext : undefined;
+  /** Aborts when the client leaves before its answer (made when first asked for). */
+  clientGone: () => AbortSignal;
 }
 
 export type OperationHandler<K extends OperationId> = (

@@ -146,21 +146,30 @@ export function webhookHandlers(
   };
 }
 
-/** The target of a webhook, checked (DNS included) before the change's transaction opens. */
-/** The fences of a tenant's webhooks: its most endpoints, and a count of its redeliveries that refuses past its budget. */
+/** The fences of a tenant's webhooks: its most endpoints, and counts of its redeliveries and endpoint changes that refuse past their budgets. */
 export interface WebhookFences {
   endpointsPerTenant: number;
   countRedelivery: (tenantId: string, endpointId: string) => Promise<void>;
+  countEndpointChange: (tenantId: string) => Promise<void>;
 }
 
+/** Counted, then the target of a webhook checked (DNS included), before the change's transaction opens. */
+
 export function webhookChecks(guard: TargetGuard, fences: WebhookFences): OperationChecks {
-  const allowedTarget = async (url: string | undefined) => {
-    const refusal = url === undefined ? undefined : await guard.refusalOf(url);
+  const allowedTarget = async (url: string | undefined, tenantId: string) => {
+    const refusal = url === undefined ? undefined : await guard.refusalOf(url, tenantId);
     if (refusal !== undefined) throw new InvalidFieldError('/url', refusal);
   };
   return {
-    createWebhookEndpoint: ({ body }) => allowedTarget(body.url),
-    updateWebhookEndpoint: ({ body }) => allowedTarget(body.url),
+    createWebhookEndpoint: async ({ principal, body }) => {
+      await fences.countEndpointChange(principal.tenantId);
+      await allowedTarget(body.url, principal.tenantId);
+    },
+    updateWebhookEndpoint: async ({ principal, body }) => {
+      await fences.countEndpointChange(principal.tenantId);
+      await allowedTarget(body.url, principal.tenantId);
+    },
+    deleteWebhookEndpoint: ({ principal }) => fences.countEndpointChange(principal.tenantId),
     createWebhookDelivery: ({ principal, path }) =>
       fences.countRedelivery(principal.tenantId, path.webhook_endpoint_id),
   };

@@ -1,14 +1,34 @@
 /**
  * What one client address may hold, so that one address never takes what all share
- * (MAX_CONNECTIONS): connections per socket address, closed as they are accepted past the cap,
- * as MAX_CONNECTIONS closes its own. Sockets from the proxies TRUST_PROXY names carry many
- * clients each and are not counted; behind them a client is known only once its headers are
- * parsed, so each forwarded address gets as many requests in progress instead, and one more is
- * answered 429 (the proxy's connection stays open for its other clients).
+ * (MAX_CONNECTIONS): connections per socket address (an IPv6 client per /64, the block one
+ * client is given), closed as they are accepted past the cap. Sockets from the proxies
+ * TRUST_PROXY names carry many clients each and are not counted; behind them a client is known
+ * only once its headers are parsed, so each forwarded address gets as many requests in progress
+ * instead, and one more is answered 429 (the proxy's connection stays open for its other clients).
+ *
+ * MAX_CONNECTIONS itself is kept by shedding: at the cap, the connection idle longest (no request
+ * in progress: headers not yet all sent, or kept alive between requests) is closed to make room,
+ * so many addresses' half-open sockets never keep out a client that sends its request.
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { ProblemError } from '../errors';
+
+/** What a client address is counted as: itself, or for IPv6 its /64 (IPv4-mapped IPv6 as the IPv4 address). */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address;
+  try {
+    const parsed = ipaddr.IPv6.parse(address);
+    if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
+    return `${parsed.parts
+      .slice(0, 4)
+      .map((part) => part.toString(16))
+      .join(':')}::/64`;
+  } catch {
+    return address;
+  }
+}
 
 /** Express's compiled 'trust proxy': whether the address at this hop is a proxy vouched for. */
 export type TrustsProxy = (address: string, hop: number) => boolean;
@@ -44,11 +64,41 @@ export function capConnectionsPerAddress(
   server.prependListener('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined || trustsProxy(address, 0)) return;
-    if (!connections.take(address)) {
+    const key = addressKey(address);
+    if (!connections.take(key)) {
       socket.destroy();
       return;
     }
-    socket.once('close', () => connections.give(address));
+    socket.once('close', () => connections.give(key));
+  });
+}
+
+/**
+ * Holds the server to `maxConnections` (0: no cap) by closing, when one more arrives, the
+ * connection idle longest; a new connection is refused only when every other one has a request
+ * in progress. Must be set up before capConnectionsPerAddress, whose refusals it then never sees.
+ */
+export function shedIdleConnections(server: http.Server, maxConnections: number): void {
+  if (maxConnections === 0) return;
+  let open = 0;
+  /** Connections with no request in progress, the longest idle first. */
+  const idle = new Set<Socket>();
+  server.prependListener('connection', (socket: Socket) => {
+    if (socket.destroyed) return;
+    open++;
+    idle.add(socket);
+    socket.once('close', () => {
+      open--;
+      idle.delete(socket);
+    });
+    if (open > maxConnections) idle.values().next().value!.destroy();
+  });
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const { socket } = req;
+    idle.delete(socket);
+    res.once('close', () => {
+      if (!socket.destroyed) idle.add(socket);
+    });
   });
 }
 

@@ -23,6 +23,7 @@ import { problemFor } from './problems';
 import {
   capConnectionsPerAddress,
   requestsInProgressPerClient,
+  shedIdleConnections,
   type TrustsProxy,
 } from './address-caps';
 import { requestClasses } from './shims/express-prototypes';
@@ -247,8 +248,10 @@ function apiRoute({
         headers: req.headers as Record<string, string>,
         body: undefined as unknown,
       };
+      let gone: AbortSignal | undefined;
       const exchange: Exchange = {
         facts: res.locals.facts as RequestFacts,
+        clientGone: () => (gone ??= clientGoneSignal(req, res)),
         clientAddress: () => req.ip ?? '',
         countRequest: countRequest
           ? (keyId) => countRequest(keyId, req, res)
@@ -272,6 +275,14 @@ function apiRoute({
     // A body its schema refuses (a required field missing) throws here: Express passes that on to the 500 below.
     send(res, reply);
   };
+}
+
+/** Aborts when the response's connection closes before the response is sent. */
+function clientGoneSignal(req: express.Request, res: express.Response): AbortSignal {
+  const gone = new AbortController();
+  if (req.socket.destroyed) gone.abort();
+  else res.once('close', () => !res.writableFinished && gone.abort());
+  return gone.signal;
 }
 
 /** How long a client may take, and how many may be connected at once. */
@@ -300,8 +311,8 @@ export function httpServerFor(app: express.Express, limits: ConnectionLimits): h
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
-  // Connections past the cap are closed as they are accepted ('drop'), before costing anything more.
-  if (limits.maxConnections > 0) server.maxConnections = limits.maxConnections;
+  // First: the per-address cap's listener, added after it, runs before it and closes its refusals.
+  shedIdleConnections(server, limits.maxConnections);
   capConnectionsPerAddress(
     server,
     limits.maxConnectionsPerAddress,

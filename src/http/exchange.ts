@@ -21,4 +21,6 @@ export interface Exchange {
    * reads the body's text first, once its bytes are known to be UTF-8 and not nested too deep.
    */
   readBody(check?: BodyTextCheck): Promise<unknown>;
+  /** Aborts when the client's connection closes before the answer is sent (made when first asked for). */
+  clientGone(): AbortSignal;
 }

@@ -166,7 +166,10 @@ export type Metrics = ReturnType<typeof createMetrics>;
 /** The metrics' `operation`: the API's operationId, a route outside the API by its path, else "none" (a path nothing serves). */
 const operationOf = (facts: RequestFacts) => facts.operationId ?? facts.route ?? 'none';
 
-/** Sets X-Request-Id, and on finish writes the request's log line and metrics. */
+/** The status logged and counted for a request whose client left before its answer (nginx's). */
+export const clientClosedRequest = 499;
+
+/** Sets X-Request-Id, and on finish (or when its client leaves first) writes the request's log line and metrics. */
 export function observeRequests(logger: Logger, metrics: Metrics) {
   return (req: Request, res: Response) => {
     const started = process.hrtime.bigint();
@@ -177,17 +180,20 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
     res.locals.facts = facts;
     res.setHeader('X-Request-Id', requestId);
     logger.debug({ request_id: requestId, method: req.method }, 'request received');
-    res.on('finish', () => {
+    const ended = (status: number) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.observe(facts, res.statusCode, seconds);
+      metrics.observe(facts, status, seconds);
       logger.info({
         request_id: requestId,
         method: req.method,
         route: facts.route ?? null,
         operation: facts.operationId ?? null,
-        status: res.statusCode,
+        status,
         duration_ms: Math.round(seconds * 1e6) / 1e3,
       });
-    });
+    };
+    res.on('finish', () => ended(res.statusCode));
+    // A client that leaves before its answer: logged and counted as nginx's 499, client closed request.
+    res.on('close', () => !res.writableFinished && ended(clientClosedRequest));
   };
 }

@@ -71,6 +71,7 @@ function toOperationHandler<K extends OperationId>(
   // Every input has one shape, write or not (a spread would give each a shape of its own).
   const inputOf = (
     context: Context,
+    exchange: Exchange,
     headers: Record<string, string | undefined>,
     write?: WriteContext,
   ) =>
@@ -81,6 +82,7 @@ function toOperationHandler<K extends OperationId>(
       headers,
       body: context.request.requestBody,
       write,
+      clientGone: exchange.clientGone,
     }) as Input;
   const answer = async (
     input: Input,
@@ -97,21 +99,22 @@ function toOperationHandler<K extends OperationId>(
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
-  return async (context: Context, { facts }: Exchange): Promise<HttpReply> => {
+  return async (context: Context, exchange: Exchange): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
     refuseMalformedConditions(headers);
-    if (!changes(context)) return answer(inputOf(context, headers), headers);
+    if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
     // Before the transaction: a check may wait on the network, holding no connection.
-    await check?.(inputOf(context, headers));
+    await check?.(inputOf(context, exchange, headers));
     const change = {
       tenantId: (context.security!.bearerAuth as Principal).tenantId,
-      requestId: facts.requestId,
+      requestId: exchange.facts.requestId,
       operationId: context.operation.operationId!,
       body: context.request.requestBody,
+      pathParameters: context.request.params as Record<string, string>,
       idempotencyKey: headers['Idempotency-Key'],
     };
     const { answer: reply, replayed } = await unitOfWork.run(change, (write) =>
-      answer(inputOf(context, headers, write), headers),
+      answer(inputOf(context, exchange, headers, write), headers),
     );
     if (!replayed) return reply;
     return { ...reply, headers: { ...reply.headers, 'Idempotent-Replayed': 'true' } };

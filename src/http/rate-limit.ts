@@ -85,6 +85,28 @@ export function authFailureBudget(options: {
   };
 }
 
+/** A count per key over a minute's window that refuses past `limit` with the 429 problem `refusal` words. */
+function minuteLimit(
+  stores: CountingStores,
+  name: string,
+  limit: number,
+  refusal: (retryAfterSeconds: number) => string,
+): (key: string) => Promise<void> {
+  const store: Store = stores.create(name);
+  void store.init?.({ windowMs } as Options);
+  return async (key) => {
+    const { totalHits, resetTime } = await store.increment(key);
+    if (totalHits <= limit) return;
+    const retryAfter = Math.max(
+      1,
+      Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000),
+    );
+    throw new ProblemError('rate-limited', refusal(retryAfter), {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  };
+}
+
 /** The documented most redeliveries one webhook endpoint takes in a minute. */
 export const redeliveriesPerMinute = 60;
 
@@ -92,22 +114,29 @@ export const redeliveriesPerMinute = 60;
 export type CountRedelivery = (tenantId: string, endpointId: string) => Promise<void>;
 
 export function redeliveryLimit(options: { stores: CountingStores }): CountRedelivery {
-  const store: Store = options.stores.create('redeliveries');
-  void store.init?.({ windowMs } as Options);
-  return async (tenantId, endpointId) => {
-    // By tenant too: another tenant naming this endpoint's id (a 404) spends nothing of its budget.
-    const { totalHits, resetTime } = await store.increment(`${tenantId}:${endpointId}`);
-    if (totalHits <= redeliveriesPerMinute) return;
-    const retryAfter = Math.max(
-      1,
-      Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000),
-    );
-    throw new ProblemError(
-      'rate-limited',
+  const count = minuteLimit(
+    options.stores,
+    'redeliveries',
+    redeliveriesPerMinute,
+    (retryAfter) =>
       `This webhook endpoint has had its ${redeliveriesPerMinute} redeliveries for this minute; retry after ${retryAfter} seconds.`,
-      {
-        headers: { 'Retry-After': String(retryAfter) },
-      },
-    );
-  };
+  );
+  // By tenant too: another tenant naming this endpoint's id (a 404) spends nothing of its budget.
+  return (tenantId, endpointId) => count(`${tenantId}:${endpointId}`);
+}
+
+/** The documented most webhook endpoint registrations, changes and deletions of one tenant in a minute. */
+export const endpointChangesPerMinute = 60;
+
+/** Counts a registration, change or deletion of one of the tenant's webhook endpoints; rejects with the 429 problem past the limit. */
+export function endpointChangeLimit(options: {
+  stores: CountingStores;
+}): (tenantId: string) => Promise<void> {
+  return minuteLimit(
+    options.stores,
+    'endpoint-changes',
+    endpointChangesPerMinute,
+    (retryAfter) =>
+      `This tenant has made its ${endpointChangesPerMinute} webhook endpoint changes for this minute; retry after ${retryAfter} seconds.`,
+  );
 }

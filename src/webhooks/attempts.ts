@@ -34,7 +34,7 @@ export function sendSigned(
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
     'webhook-signature': signatureHeader(delivery.eventId, timestamp, body, delivery.secrets),
   };
-  return sender.post(delivery.url, headers, body, { queue: delivery.tenantId, stop });
+  return sender.post(delivery.url, headers, body, { stop });
 }
 
 /** The URL's scheme, host and port: what a log line may say of a receiver (a path or query may hold a token). */

@@ -57,6 +57,11 @@ export class DeliverySlots {
   private readonly reserve: number;
   /** Tenants the last look found with due attempts: they count for the shares before anything of theirs is claimed. */
   tenantsDue = new Set<string>();
+  /**
+   * Whether the attempt may take a slot now: the worker says no while its host's address is being
+   * looked up, so that a lookup never holds a slot (the endpoint's turn passes to the next).
+   */
+  startable: (delivery: ClaimedDelivery) => boolean = () => true;
 
   constructor(
     private readonly limits: SlotLimits,
@@ -191,6 +196,7 @@ export class DeliverySlots {
           this.drop(endpoint);
           continue;
         }
+        if (!this.startable(endpoint.queue[0])) continue;
         const [delivery] = this.dequeue(endpoint, 1);
         if (delivery.leaseUntil - this.now() < this.limits.leaseLeftToStartMs) {
           this.giveBack([delivery]);

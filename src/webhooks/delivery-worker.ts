@@ -6,9 +6,10 @@
  * by any instance, with the same webhook-id. An instance that lives on gives back what it claimed
  * and will not make (queue-writes.ts).
  *
- * The instance's slots are shared by tenants in turn (delivery-slots.ts). An attempt holds its
- * slot until its lookup and its connection have ended as well as its answer. Attempts claimed
- * ahead carry no event body: each event is read just before its attempt is made.
+ * The instance's slots are shared by tenants in turn (delivery-slots.ts). An attempt takes its
+ * slot once its host's address is known (a lookup never holds one), and holds it until its
+ * connection has ended as well as its answer. Attempts claimed ahead carry no event body: each
+ * event is read just before its attempt is made.
  *
  * The worker is given its queue (the database's side of it: delivery-queue-repository.ts) and its
  * sender (the HTTP client), and decides only what to claim, when, and what to start.
@@ -84,6 +85,8 @@ class Worker {
    * and the slots forget an endpoint with nothing left; its refill must not wait for the poll.
    */
   private readonly refills = new Map<string, string>();
+  /** Hosts being looked up for attempts waiting to start: the slots are filled again once each ends. */
+  private readonly lookingUp = new Set<string>();
   /** Attempts being started or written back: stop() waits for them. */
   private readonly attempts = new Set<Promise<void>>();
   private readonly stopAttempts = new AbortController();
@@ -112,6 +115,7 @@ class Worker {
       { maxInFlight, serveMs, leaseLeftToStartMs: timeoutMs + outcomeWindowMs },
       (deliveries) => void this.writes.giveBack(deliveries),
     );
+    this.slots.startable = (delivery) => this.addressKnown(delivery);
     this.cycles = repeatCycle(() => this.cycle(), {
       gatherMs,
       pollMs: () => pollMs,
@@ -260,6 +264,20 @@ class Worker {
     if (starting.length === 0) return;
     for (let i = 0; i < starting.length; i++) this.options.metrics.inFlight(1);
     this.track(this.startAttempts(starting));
+  }
+
+  /** Whether the attempt's host is known; if not, it is looked up (in its tenant's turn), and the slots filled again once it is. */
+  private addressKnown(delivery: ClaimedDelivery): boolean {
+    const prepared = this.sender.prepare(delivery.url, delivery.tenantId);
+    if (prepared === true) return true;
+    if (!this.lookingUp.has(delivery.url)) {
+      this.lookingUp.add(delivery.url);
+      void prepared.finally(() => {
+        this.lookingUp.delete(delivery.url);
+        this.pump();
+      });
+    }
+    return false;
   }
 
   /** Frees an attempt's slot, and fills it. */

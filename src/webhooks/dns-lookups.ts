@@ -1,122 +1,145 @@
 /**
- * Host name lookups for deliveries: a few at once, shared and remembered briefly. dns.lookup
- * runs on libuv's thread pool (four threads, shared with fs and zlib) and cannot be called off,
- * so a lookup counts against the limit until it really ends, whatever became of the attempt that
- * asked for it. Waiters take turns by queue (the tenant), so one tenant's slow names do not hold
- * up another's.
+ * Host name lookups for webhooks, at registration and before each delivery. They ask DNS servers
+ * through c-ares (`dns.promises.Resolver`), never `dns.lookup`, whose `getaddrinfo` runs on
+ * libuv's four threads that every tenant, the log and zlib share: a tenant decides how slowly its
+ * own name server answers, and that must tie up nothing of anyone else's. Each lookup is cut off
+ * at its timeout; one tenant runs at most a few at once and the instance a few dozen, tenants
+ * taking turns. Answers are kept for their TTL, failures briefly, the most recent few thousand.
  */
-import dns, { type LookupAddress } from 'node:dns';
+import { promises as dns, type LookupAddress } from 'node:dns';
 import { FairLimiter } from './fair-limiter';
+import { keptAnswer, lookupFailure, type KeptAnswer } from './dns-answers';
 
-/** Lookups running at once: half the thread pool, the rest left to fs and zlib. */
-const lookupsAtOnce = 2;
-/** How long an answer (or a failure) is used again without a new lookup. */
-const rememberMs = 5000;
-/** Answers remembered at most; the oldest go first. */
-const rememberedAtMost = 1000;
+/** Lookups one tenant may have running at once, at registration and for deliveries together. */
+export const lookupsPerTenant = 4;
+/** Lookups running at once on the instance. */
+const lookupsAtOnce = 32;
+/** Hosts whose answers are kept at most; the least recently looked up go first. */
+const keptAtMost = 5000;
 
 /** Node's lookup answers in overloads of differing arguments. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- those overloads' arguments
 type LookupCallback = (...args: any[]) => void;
 export type NetLookup = (
   hostname: string,
-  options: dns.LookupOptions,
+  options: { family?: number | string; all?: boolean },
   callback: LookupCallback,
 ) => void;
 
-export interface Resolver {
+export interface HostResolver {
+  /** The answer kept for the host, or undefined when none is kept now. */
+  kept(hostname: string): KeptAnswer | undefined;
   /**
-   * The host's addresses: remembered, joined to a lookup already running, or looked up in turn for
-   * `queue`. `ended` settles once the lookup it waited on has ended (or at once when it waited on none).
+   * The host's addresses: kept, joined to a lookup running, or looked up in the tenant's turn.
+   * Rejects with the lookup's failure (`ENOTFOUND`, `ETIMEOUT`, …) or the signal's reason.
    */
-  resolve(
-    hostname: string,
-    queue: string,
-    signal?: AbortSignal,
-  ): { addresses: Promise<LookupAddress[]>; ended: Promise<void> };
-  /** The same, in the form net.connect takes as its `lookup`. */
+  resolve(hostname: string, tenant: string, signal?: AbortSignal): Promise<LookupAddress[]>;
+  /** The same, in the form net.connect takes as its `lookup` (in no tenant's turn: deliveries look up before they connect). */
   lookup: NetLookup;
 }
 
-const noop = () => {};
+export interface ResolverOptions {
+  /** `host:port` of the name servers to ask; the system's when empty. */
+  servers: string[];
+  /** How long one lookup may take, both address families together. */
+  timeoutMs: number;
+  /** `localhost` and names under it answer loopback without a query (RFC 6761); only where private targets are allowed. */
+  answerLocalhost: boolean;
+}
 
-export function createResolver(): Resolver {
-  const remembered = new Map<
-    string,
-    { at: number; addresses?: LookupAddress[]; error?: unknown }
-  >();
+const localhost = /^(.+\.)?localhost\.?$/i;
+const loopback: LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+export function createResolver(options: ResolverOptions): HostResolver {
+  const answers = new Map<string, KeptAnswer>();
   const running = new Map<string, Promise<LookupAddress[]>>();
-  const limiter = new FairLimiter(lookupsAtOnce);
+  const limiter = new FairLimiter(lookupsAtOnce, lookupsPerTenant);
 
-  const recall = (hostname: string) => {
-    const known = remembered.get(hostname);
-    if (known && Date.now() - known.at < rememberMs) return known;
-    if (known) remembered.delete(hostname);
+  const kept = (hostname: string) => {
+    const answer = answers.get(hostname);
+    if (answer && answer.until > Date.now()) return answer;
+    if (answer) answers.delete(hostname);
     return undefined;
   };
-  const remember = (hostname: string, answer: { addresses?: LookupAddress[]; error?: unknown }) => {
-    remembered.delete(hostname);
-    remembered.set(hostname, { at: Date.now(), ...answer });
-    if (remembered.size > rememberedAtMost) remembered.delete(remembered.keys().next().value!);
+  const keep = (hostname: string, answer: KeptAnswer) => {
+    answers.delete(hostname);
+    answers.set(hostname, answer);
+    if (answers.size > keptAtMost) answers.delete(answers.keys().next().value!);
   };
-  const answerOf = (known: { addresses?: LookupAddress[]; error?: unknown }) =>
-    known.addresses ? Promise.resolve(known.addresses) : Promise.reject(known.error);
+  const settle = (answer: KeptAnswer) =>
+    answer.addresses ? Promise.resolve(answer.addresses) : Promise.reject(answer.error);
 
-  const lookUp = (hostname: string, release: () => void): Promise<LookupAddress[]> => {
-    const answer = new Promise<LookupAddress[]>((resolve, reject) =>
-      dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
-        error ? reject(error) : resolve(addresses),
-      ),
-    );
-    running.set(hostname, answer);
-    answer
-      .then(
-        (addresses) => remember(hostname, { addresses }),
-        (error: unknown) => remember(hostname, { error }),
-      )
-      .finally(() => {
+  /** One lookup on a resolver of its own, so that its timeout can call it off (cancel() ends every query of a resolver). */
+  const lookUp = async (hostname: string): Promise<LookupAddress[]> => {
+    const resolver = new dns.Resolver({ timeout: options.timeoutMs, tries: 1 });
+    if (options.servers.length > 0) resolver.setServers(options.servers);
+    const timer = setTimeout(() => resolver.cancel(), options.timeoutMs);
+    try {
+      const [v4, v6] = await Promise.allSettled([
+        resolver.resolve4(hostname, { ttl: true }),
+        resolver.resolve6(hostname, { ttl: true }),
+      ]);
+      const answer = keptAnswer(hostname, v4, v6, Date.now());
+      keep(hostname, answer);
+      return settle(answer);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const resolve: HostResolver['resolve'] = (hostname, tenant, signal) => {
+    if (options.answerLocalhost && localhost.test(hostname)) return Promise.resolve(loopback);
+    const answer = kept(hostname);
+    if (answer) return settle(answer);
+    const joined = running.get(hostname);
+    if (joined) return signal ? untilAborted(joined, signal) : joined;
+    const looked = limiter.acquire(tenant, signal).then((release) => {
+      // Another waiter may have looked the name up meanwhile.
+      const now = kept(hostname);
+      const already = running.get(hostname);
+      if (now || already) {
+        release();
+        return now ? settle(now) : already!;
+      }
+      const lookup = lookUp(hostname).finally(() => {
         running.delete(hostname);
         release();
       });
-    return answer;
-  };
-
-  const resolve: Resolver['resolve'] = (hostname, queue, signal) => {
-    const known = recall(hostname);
-    if (known) return { addresses: answerOf(known), ended: Promise.resolve() };
-    const joined = running.get(hostname);
-    const addresses =
-      joined ??
-      limiter.acquire(queue, signal).then((release) => {
-        // Another waiter may have looked the name up meanwhile.
-        const now = recall(hostname);
-        const already = running.get(hostname);
-        if (now || already) release();
-        return now ? answerOf(now) : (already ?? lookUp(hostname, release));
-      });
-    return { addresses, ended: addresses.then(noop, noop) };
+      running.set(hostname, lookup);
+      return lookup;
+    });
+    return signal ? untilAborted(looked, signal) : looked;
   };
 
   return {
+    kept,
     resolve,
-    lookup(hostname, options, callback) {
-      resolve(hostname, '').addresses.then(
+    lookup(hostname, lookupOptions, callback) {
+      resolve(hostname, '').then(
         (all) => {
+          const family = Number(String(lookupOptions.family ?? 0).replace('IPv', ''));
           const addresses =
-            options.family === 4 || options.family === 6
-              ? all.filter((a) => a.family === options.family)
-              : all;
+            family === 4 || family === 6 ? all.filter((a) => a.family === family) : all;
           if (addresses.length === 0)
-            return callback(
-              Object.assign(new Error(`no address of family ${options.family} for ${hostname}`), {
-                code: 'ENOTFOUND',
-              }),
-            );
-          if (options.all) callback(null, addresses);
+            return callback(lookupFailure('ENOTFOUND', `no IPv${family} address for ${hostname}`));
+          if (lookupOptions.all) callback(null, addresses);
           else callback(null, addresses[0].address, addresses[0].family);
         },
         (error: unknown) => callback(error),
       );
     },
   };
+}
+
+/** The promise's value, or the signal's reason once it aborts, whichever comes first. */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }

@@ -1,13 +1,14 @@
 /**
  * Outbound HTTP for deliveries (undici): connections kept alive per origin, no redirect
  * followed, every attempt cut off after the timeout (lookup and connection included), and every
- * connection made through the guard, with lookups bounded and remembered. An attempt's answer
- * comes as soon as it is known; that the attempt has `ended` waits, besides, for the lookup and
- * the connections it started, which the timeout cannot call off.
+ * connection made through the guard, its host's addresses from the resolver (dns-lookups.ts),
+ * looked up before the attempt takes its slot. An attempt's answer comes as soon as it is known;
+ * that the attempt has `ended` waits, besides, for the connections it started, which the timeout
+ * cannot call off.
  */
 import net from 'node:net';
 import type { Agent, buildConnector } from 'undici';
-import { createResolver } from './dns-lookups';
+import type { HostResolver } from './dns-lookups';
 import { parseRetryAfter } from './retry-schedule';
 import { guardedConnector, TargetRefusedError } from './target-guard';
 
@@ -33,12 +34,17 @@ export interface Attempt {
 }
 
 export interface WebhookClient {
-  /** Sends the delivery; `queue` (the tenant) is the line its host name lookup waits in. */
+  /**
+   * Whether an attempt to the URL can connect without waiting for a lookup: true for an address,
+   * or a host whose answer is kept; otherwise the lookup, in the tenant's turn, settling once it has ended.
+   */
+  prepare(url: string, tenantId: string): true | Promise<void>;
+  /** Sends the delivery. */
   post(
     url: string,
     headers: Record<string, string>,
     body: string,
-    options: { queue: string; stop?: AbortSignal },
+    options: { stop?: AbortSignal },
   ): Attempt;
   close(): Promise<void>;
 }
@@ -56,9 +62,9 @@ const noop = () => {};
 export function createWebhookClient(options: {
   timeoutMs: number;
   allowPrivateTargets: boolean;
+  resolver: HostResolver;
 }): WebhookClient {
-  const { timeoutMs } = options;
-  const resolver = createResolver();
+  const { timeoutMs, resolver } = options;
   /** Connections being made, by host: a connection attempt outlives the request that asked for it (up to its own timeout). */
   const connecting = new Map<string, Set<Promise<void>>>();
   const connect: buildConnector.connector = (connectOptions, callback) => {
@@ -89,20 +95,19 @@ export function createWebhookClient(options: {
     return agent;
   };
   return {
-    post(url, headers, body, { queue, stop }) {
+    prepare(url, tenantId) {
+      const host = bare(new URL(url).hostname);
+      if (net.isIP(host) !== 0 || resolver.kept(host)) return true;
+      return resolver.resolve(host, tenantId).then(noop, noop);
+    },
+    post(url, headers, body, { stop }) {
       const started = performance.now();
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
       const elapsed = () => Math.round(performance.now() - started);
       const host = bare(new URL(url).hostname);
-      let lookupEnded = Promise.resolve();
       const result = (async (): Promise<AttemptResult> => {
         try {
-          if (net.isIP(host) === 0) {
-            const lookup = resolver.resolve(host, queue, signal);
-            lookupEnded = lookup.ended;
-            await untilAborted(lookup.addresses, signal);
-          }
           // undici's request follows no redirect: a 3xx is the answer.
           const response = await undici().request(url, {
             dispatcher: agentNow(),
@@ -123,7 +128,6 @@ export function createWebhookClient(options: {
         }
       })();
       const ended = result.then(async (answer) => {
-        await lookupEnded;
         // An attempt cut off may leave its connection being made: it ends at the connector's own timeout.
         if (answer.status === undefined) await Promise.all([...(connecting.get(host) ?? [])]);
       });
@@ -131,16 +135,6 @@ export function createWebhookClient(options: {
     },
     close: async () => agent?.close(),
   };
-}
-
-/** The promise's value, or the signal's reason once it aborts, whichever comes first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }
 
 /** A short, stable phrase for a failure to get an answer. */
@@ -158,6 +152,8 @@ function describe(error: unknown): string {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'host not found';
+    case 'ETIMEOUT':
+      return 'DNS lookup timed out';
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':

@@ -5,12 +5,12 @@
  * host name resolved to is never said, only that it is not allowed: a refusal must not turn the
  * guard into a way to read internal DNS.
  */
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import net from 'node:net';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { buildConnector } from 'undici';
-import type { NetLookup } from './dns-lookups';
+import type { HostResolver, NetLookup } from './dns-lookups';
 
 /** ipaddr.js's names for the ranges a target may not be in, said for people. */
 const rangeNames: Record<string, string> = {
@@ -77,61 +77,65 @@ const hasUserInfo = (url: string, parsed: URL) =>
   parsed.password !== '' ||
   /^[a-z][a-z0-9+.-]*:[\\/]*[^\\/?#]*@/i.test(url.trim());
 
-/** How long a registration waits for DNS before it accepts a host it could not resolve (deliveries check again). */
-const registrationLookupMs = 3000;
+/** Whether the port may be a webhook target's: 443, or 1024–65535 (and 80 where http is allowed); never a well-known service's port. */
+export function allowedPort(url: URL, allowHttp: boolean): boolean {
+  if (url.port === '') return true; // the scheme's own: 443, or 80 for http
+  const port = Number(url.port);
+  return port === 443 || port >= 1024 || (allowHttp && port === 80);
+}
 
-type Lookup = (hostname: string) => Promise<Array<{ address: string }>>;
+/** `localhost`, names under it (RFC 6761), and any name spelt with a trailing dot (`localhost.`), refused like loopback addresses. */
+const localName = /(^|\.)localhost\.?$|\.$/i;
 
 export interface TargetGuard {
   /** Whether http and internal addresses are allowed (development and tests). */
   readonly allowsPrivateTargets: boolean;
-  /** Why the URL may not be registered (a phrase that follows the field's name), or undefined. */
-  refusalOf(url: string): Promise<string | undefined>;
+  /** Why the URL may not be registered by the tenant (a phrase that follows the field's name), or undefined. */
+  refusalOf(url: string, tenantId: string): Promise<string | undefined>;
 }
 
 export function targetGuard(options: {
   allowPrivateTargets: boolean;
-  lookup?: Lookup;
+  resolver: HostResolver;
+  /** How long a registration waits for its host's lookup (its turn among the tenant's lookups included). */
+  lookupTimeoutMs: number;
 }): TargetGuard {
-  const lookup: Lookup =
-    options.lookup ?? ((hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
+  const { allowPrivateTargets, resolver, lookupTimeoutMs } = options;
   return {
-    allowsPrivateTargets: options.allowPrivateTargets,
-    async refusalOf(url) {
+    allowsPrivateTargets: allowPrivateTargets,
+    async refusalOf(url, tenantId) {
       let parsed: URL;
       try {
         parsed = new URL(url);
       } catch {
         return 'is not an absolute URL';
       }
-      if (
-        parsed.protocol !== 'https:' &&
-        !(options.allowPrivateTargets && parsed.protocol === 'http:')
-      )
-        return 'must be an https URL';
+      if (parsed.protocol !== 'https:' && !(allowPrivateTargets && parsed.protocol === 'http:'))
+        return parsed.protocol === 'http:'
+          ? 'must be an https URL; plain http and private addresses are allowed only where the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, as make sandbox does'
+          : `must be an https URL, not ${parsed.protocol.slice(0, 20)}`;
       if (hasUserInfo(url, parsed)) return 'must not contain user information (user:password@)';
-      if (options.allowPrivateTargets) return undefined;
+      if (!allowedPort(parsed, allowPrivateTargets))
+        return `has the port ${parsed.port}: a webhook port is 443 or from 1024 to 65535${allowPrivateTargets ? ' (or 80 for http)' : ''}`;
       // The URL parser has already spelt numeric hosts (2130706433, 0x7f.1, 017700000001) as addresses.
       const host = bare(parsed.hostname);
       if (net.isIP(host)) {
-        const refusal = forbiddenAddress(host);
+        const refusal = allowPrivateTargets ? undefined : forbiddenAddress(host);
         return refusal && `has the host ${host}, ${refusal}`;
       }
+      if (!allowPrivateTargets && localName.test(host))
+        return `has the host ${host}, which ${refusedName}`;
       let addresses: Array<{ address: string }>;
       try {
-        addresses = await Promise.race([
-          lookup(host),
-          new Promise<never>((_, reject) =>
-            setTimeout(
-              () => reject(new Error('DNS did not answer in time')),
-              registrationLookupMs,
-            ).unref(),
-          ),
-        ]);
-      } catch {
-        // Not resolvable now: nothing to refuse yet, and every delivery is checked where it connects.
-        return undefined;
+        addresses = await resolver.resolve(host, tenantId, AbortSignal.timeout(lookupTimeoutMs));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // A name that does not exist (yet) is no reason to refuse: every delivery is checked where it connects.
+        if (code !== 'ETIMEOUT' && (error as Error).name !== 'TimeoutError') return undefined;
+        return `has the host ${host}, which could not be resolved in time (its name server did not answer within ${lookupTimeoutMs / 1000} s); try again, or check the name's DNS`;
       }
+      // Looked up where private targets are allowed too: a name that cannot be resolved in time is refused everywhere.
+      if (allowPrivateTargets) return undefined;
       for (const { address } of addresses) {
         const refusal = forbiddenAddress(address);
         if (refusal) return `has the host ${host}, which ${refusedName}`;

@@ -4,6 +4,7 @@
  * connections are not counted, and each forwarded client gets that many requests in progress.
  * 127.0.0.2 is a second client address on loopback.
  */
+import { addressKey } from '../../src/http/address-caps';
 import { RawConnection } from '../support/raw-http';
 import { startTestService, type TestService } from '../support/test-service';
 
@@ -80,4 +81,53 @@ it("behind a trusted proxy counts no proxy connection, and caps each forwarded c
     for (const connection of idle) connection.destroy();
     await api.stop();
   }
+});
+
+it("sheds half-open connections, the oldest first, so that many addresses' silent sockets never keep out a request", async () => {
+  const api = await startTestService({
+    config: { maxConnections: 40, maxConnectionsPerAddress: 10 },
+  });
+  const holders: RawConnection[] = [];
+  try {
+    // A request in progress on its own connection: a long poll that waits, never shed.
+    const key = await api.createKey('shedding');
+    const cursor = (await api.send('GET', '/v1/events', { key })).json.next_cursor;
+    const polling = await RawConnection.open(api.baseUrl, '127.0.0.9');
+    polling.write(
+      `GET /v1/events?cursor=${cursor}&wait=5 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    );
+    // Six addresses, each within its own cap, together past MAX_CONNECTIONS, sending half a request and no more.
+    for (let address = 2; address <= 7; address++)
+      for (const connection of await openIdle(api, 10, `127.0.0.${address}`)) {
+        connection.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+        holders.push(connection);
+      }
+    // Every request from another address is answered.
+    const statuses: Array<number | undefined> = [];
+    for (let i = 0; i < 20; i++) statuses.push(await served(api, '127.0.0.8'));
+    expect(statuses).toEqual(Array(20).fill(200));
+    // The holders shed were the oldest, and the instance never held more than its cap.
+    const deadline = Date.now() + 5000;
+    while (
+      holders.filter((c) => c.closedAfterMs === undefined).length > 39 &&
+      Date.now() < deadline
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const open = holders.map((c) => c.closedAfterMs === undefined);
+    expect(open.filter(Boolean).length).toBeLessThanOrEqual(39);
+    expect(open.slice(0, 20).some(Boolean)).toBe(false);
+    expect(open.slice(-10).every(Boolean)).toBe(true);
+    // The long poll, a request in progress, was left alone and answers.
+    expect((await polling.response(10_000))?.status).toBe(200);
+  } finally {
+    for (const connection of holders) connection.destroy();
+    await api.stop();
+  }
+});
+
+it('counts an IPv6 client by its /64, and an IPv4-mapped one as its IPv4 address', () => {
+  expect(addressKey('2001:db8:1:2:aaaa::1')).toBe(addressKey('2001:db8:1:2:bbbb:cccc:dddd:eeee'));
+  expect(addressKey('2001:db8:1:2::1')).not.toBe(addressKey('2001:db8:1:3::1'));
+  expect(addressKey('::ffff:127.0.0.2')).toBe('127.0.0.2');
+  expect(addressKey('127.0.0.2')).toBe('127.0.0.2');
 });

@@ -3,7 +3,10 @@
  * LONG_POLLS_PER_TENANT (past either, a poll answers at once, as wait=0), and a tenant's waiting
  * polls are answered from one read of its new events, each page exactly what its own read gives.
  */
+import http from 'node:http';
 import type { components } from '../../generated/api';
+import { capturedLog } from '../support/captured-log';
+import { scrapeMetrics } from '../support/metrics-scrape';
 import { startTestService, type RawResponse, type TestService } from '../support/test-service';
 
 type Event = components['schemas']['Event'];
@@ -198,4 +201,67 @@ it('answers each waiting poll, whatever its filters and limit, with exactly the 
       (await feed(key, `?cursor=${cursor}${query}`)).json,
     ]);
   }
+});
+
+describe('a poll that ends early', () => {
+  let capped: TestService;
+  const log = capturedLog();
+  beforeAll(async () => {
+    capped = await startTestService({
+      config: { longPollsPerKey: 10, logLevel: 'info' },
+      logDestination: log.stream,
+    });
+  });
+  afterAll(() => capped.stop());
+
+  /** A long poll sent straight to the service, that its client gives up on after `ms`. */
+  const abandoned = (key: string, query: string, ms: number) =>
+    new Promise<void>((resolve) => {
+      const request = http.get(`${capped.service.url}/v1/events${query}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      request.on('error', () => resolve());
+      setTimeout(() => {
+        request.destroy();
+        resolve();
+      }, ms);
+    });
+
+  it('gives its place back as soon as its client leaves, and is logged and counted as 499', async () => {
+    const key = await capped.createKey('leaving');
+    const cursor = await endCursor(key, capped);
+    await Promise.all(
+      Array.from({ length: 10 }, () => abandoned(key, `?cursor=${cursor}&wait=20`, 300)),
+    );
+    const left = () =>
+      log.lines.filter((line) => line.operation === 'listEvents' && line.status === 499);
+    const deadline = Date.now() + 5000;
+    while (left().length < 10 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(left()).toHaveLength(10);
+    // The key's ten places are free again: its next poll waits, as it may.
+    const started = performance.now();
+    const waited = await feed(key, `?cursor=${cursor}&wait=2`, capped);
+    expect(waited.status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThan(1500);
+    const scraped = await scrapeMetrics(capped.service.url);
+    expect(scraped.value('http_requests_total{operation="listEvents",status="499"}')).toBe(10);
+  });
+
+  it('answers 401 when its key was revoked while it waited', async () => {
+    const key = await capped.createKey('revoked-while-waiting');
+    const cursor = await endCursor(key, capped);
+    const poll = feed(key, `?cursor=${cursor}&wait=2`, capped);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const listed of await capped.repositories.apiKeys.list())
+      if (listed.tenant === 'revoked-while-waiting')
+        await capped.repositories.apiKeys.revoke(listed.key_id);
+    const answer = await poll;
+    expect([answer.status, answer.json.type, answer.json.detail]).toEqual([
+      401,
+      '/problems/unauthenticated',
+      'The API key was revoked or expired while this request waited.',
+    ]);
+    expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
 });

@@ -235,7 +235,7 @@ describe('user information in a URL', () => {
     'https://user:pass@hooks.example.com/x',
     'https://user@hooks.example.com/x',
     'https://@hooks.example.com/x',
-    'http://admin:secret@127.0.0.1:9/x',
+    'http://admin:secret@127.0.0.1:1029/x',
   ])(
     'refuses %s at registration and on a change, even where private targets are allowed',
     async (url) => {

@@ -9,20 +9,29 @@ import { nowForDb } from '../../src/db/timestamps';
 import { forbiddenAddress, targetGuard } from '../../src/webhooks/target-guard';
 import { capturedLog } from '../support/captured-log';
 import { scrapeMetrics } from '../support/metrics-scrape';
+import { createResolver } from '../../src/webhooks/dns-lookups';
+import { startNameServer, type NameServer } from '../support/name-server';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { startTestService, type TestService } from '../support/test-service';
 
 let api: TestService;
 let receiver: WebhookReceiver;
+let names: NameServer;
 let key: string;
 const log = capturedLog();
 
 beforeAll(async () => {
+  names = await startNameServer({
+    'rebind.example': { addresses: ['93.184.215.14', '10.1.2.3'] },
+    'public.example': { addresses: ['2606:4700::1111'] },
+    'rebound.test': { addresses: ['127.0.0.1'] },
+  });
   [api, receiver] = await Promise.all([
     startTestService({
       config: {
         webhookAllowPrivateTargets: false,
         webhookRetryScheduleMs: [60_000],
+        webhookDnsServers: [names.address],
         logLevel: 'warn',
       },
       logDestination: log.stream,
@@ -34,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api.stop();
   await receiver.stop();
+  await names.stop();
 });
 
 const json = { 'Content-Type': 'application/json' };
@@ -115,23 +125,78 @@ describe('registration', () => {
   });
 
   it('refuses a name that resolves to a loopback address, without saying what it resolved to', async () => {
-    const response = await register('https://localhost:8443/hook');
+    const response = await register('https://rebound.test:8443/hook');
     expect(response.status).toBe(400);
     expect(response.json.errors).toEqual([
       {
         in: 'body',
         pointer: '/url',
-        message: 'has the host localhost, which resolves to an address that is not allowed',
+        message: 'has the host rebound.test, which resolves to an address that is not allowed',
       },
     ]);
     expect(response.text).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+  });
+
+  it.each([
+    'https://localhost:8443/hook',
+    'https://LocalHost/hook',
+    'https://localhost./hook',
+    'https://sub.localhost/hook',
+    'https://api.sub.localhost:8443/hook',
+    'https://public.example./hook',
+  ])('refuses %s (localhost, names under it, trailing dots) without asking DNS', async (url) => {
+    const host = new URL(url).hostname.replace(/\.$/, '');
+    const response = await register(url);
+    expect([response.status, response.json.errors?.[0]?.message]).toEqual([
+      400,
+      `has the host ${new URL(url).hostname}, which resolves to an address that is not allowed`,
+    ]);
+    expect(names.queries.get(host)).toBeUndefined();
+  });
+
+  it.each([
+    ['https://93.184.215.14:22/hook', '22'],
+    ['https://93.184.215.14:25/hook', '25'],
+    ['https://93.184.215.14:80/hook', '80'],
+    ['https://93.184.215.14:1023/hook', '1023'],
+  ])('refuses %s: a webhook port is 443 or 1024 and above', async (url, port) => {
+    const response = await register(url);
+    expect([response.status, response.json.errors?.[0]]).toEqual([
+      400,
+      {
+        in: 'body',
+        pointer: '/url',
+        message: `has the port ${port}: a webhook port is 443 or from 1024 to 65535`,
+      },
+    ]);
+  });
+
+  it('accepts ports 443, 1024 and 65535', async () => {
+    for (const url of [
+      'https://93.184.215.14:443/hook',
+      'https://93.184.215.14:1024/hook',
+      'https://93.184.215.14:65535/hook',
+    ]) {
+      const response = await register(url);
+      expect([url, response.status]).toEqual([url, 201]);
+      await api.send('DELETE', `/v1/webhook-endpoints/${response.json.webhook_endpoint_id}`, {
+        key,
+      });
+    }
   });
 
   it('refuses plain http, and the same on a change of URL', async () => {
     const response = await register('http://93.184.215.14/hook');
     expect([response.status, response.json.errors]).toEqual([
       400,
-      [{ in: 'body', pointer: '/url', message: 'must be an https URL' }],
+      [
+        {
+          in: 'body',
+          pointer: '/url',
+          message:
+            'must be an https URL; plain http and private addresses are allowed only where the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, as make sandbox does',
+        },
+      ],
     ]);
     const accepted = await register('https://93.184.215.14/hook');
     expect(accepted.status).toBe(201);
@@ -180,29 +245,25 @@ describe('registration', () => {
     }
   });
 
-  it('refuses a name whose DNS answer includes an internal address, and accepts one it cannot resolve now', async () => {
-    const answers: Record<string, string[]> = {
-      'rebind.example': ['93.184.215.14', '10.1.2.3'],
-      'public.example': ['2606:4700::1111'],
-    };
-    const guard = targetGuard({
-      allowPrivateTargets: false,
-      lookup: async (host) => {
-        if (!answers[host]) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-        return answers[host].map((address) => ({ address }));
-      },
+  it('refuses a name whose DNS answer includes an internal address, and accepts one that does not exist', async () => {
+    const resolver = createResolver({
+      servers: [names.address],
+      timeoutMs: 1000,
+      answerLocalhost: false,
     });
-    expect(await guard.refusalOf('https://rebind.example/x')).toBe(
+    const guard = targetGuard({ allowPrivateTargets: false, resolver, lookupTimeoutMs: 1000 });
+    expect(await guard.refusalOf('https://rebind.example/x', 't')).toBe(
       'has the host rebind.example, which resolves to an address that is not allowed',
     );
-    expect(await guard.refusalOf('https://public.example/x')).toBeUndefined();
-    expect(await guard.refusalOf('https://nowhere.example/x')).toBeUndefined();
-    expect(
-      await targetGuard({ allowPrivateTargets: true }).refusalOf('http://127.0.0.1:3000/x'),
-    ).toBeUndefined();
-    expect(await targetGuard({ allowPrivateTargets: true }).refusalOf('ftp://127.0.0.1/x')).toBe(
-      'must be an https URL',
+    expect(await guard.refusalOf('https://public.example/x', 't')).toBeUndefined();
+    expect(await guard.refusalOf('https://nowhere.example/x', 't')).toBeUndefined();
+    const open = targetGuard({ allowPrivateTargets: true, resolver, lookupTimeoutMs: 1000 });
+    expect(await open.refusalOf('http://127.0.0.1:3000/x', 't')).toBeUndefined();
+    expect(await open.refusalOf('http://127.0.0.1:80/x', 't')).toBeUndefined();
+    expect(await open.refusalOf('http://127.0.0.1:22/x', 't')).toBe(
+      'has the port 22: a webhook port is 443 or from 1024 to 65535 (or 80 for http)',
     );
+    expect(await open.refusalOf('ftp://127.0.0.1/x', 't')).toBe('must be an https URL, not ftp:');
   });
 
   it('classifies addresses with ipaddr.js: only global unicast passes', () => {
@@ -240,7 +301,7 @@ describe('delivery', () => {
 
   it('refuses, where it connects, a name that now resolves to loopback and a numeric loopback host: the receiver gets nothing', async () => {
     const port = new URL(receiver.origin).port;
-    const byName = await endpointAt(`http://localhost:${port}/by-name`);
+    const byName = await endpointAt(`http://rebound.test:${port}/by-name`);
     const byNumber = await endpointAt(`http://2130706433:${port}/by-number`);
     const refused = async () =>
       (await scrapeMetrics(api.baseUrl)).value('webhook_deliveries_total{outcome="refused"}');
@@ -264,7 +325,7 @@ describe('delivery', () => {
     expect(byNameLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({
       attempt: 1,
       response_status: null,
-      error: 'refused: localhost resolves to an address that is not allowed',
+      error: 'refused: rebound.test resolves to an address that is not allowed',
     });
     expect(byNumberLog.find((d: { status: string }) => d.status === 'failed')).toMatchObject({
       attempt: 1,

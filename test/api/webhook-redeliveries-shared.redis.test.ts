@@ -33,7 +33,7 @@ it('counts the redeliveries of one endpoint across instances', async () => {
   const registered = await first.send('POST', '/v1/webhook-endpoints', {
     key,
     headers: json,
-    body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+    body: JSON.stringify({ url: 'http://127.0.0.1:1029/hook' }),
   });
   expect(registered.status).toBe(201);
   expect(

@@ -43,8 +43,8 @@ const json = { 'Content-Type': 'application/json' };
 let tenants = 0;
 
 /** A new tenant with a key, and an endpoint of it at `path` on the receiver. */
-async function registered(path: string, extra: Record<string, unknown> = {}) {
-  const key = await api.createKey(`webhooks-${++tenants}`);
+async function registered(path: string, extra: Record<string, unknown> = {}, tenantKey?: string) {
+  const key = tenantKey ?? (await api.createKey(`webhooks-${++tenants}`));
   const created = await api.send('POST', '/v1/webhook-endpoints', {
     key,
     headers: json,
@@ -610,7 +610,7 @@ describe('delivery', () => {
     );
     expect(new Webhook(endpoint.secret).verify(request.body, headersOf(request))).toEqual(event);
 
-    // A second rotation ends the first secret at once; past the 24 hours, only the newest signs.
+    // A second rotation keeps both replaced secrets signing: each for 24 hours after its replacement.
     const third = (
       await api.send(
         'POST',
@@ -620,18 +620,81 @@ describe('delivery', () => {
     ).json.secret;
     await createProject(key);
     const [, second] = await receiver.waitFor(2, { path: '/rotated' });
-    expect(() => new Webhook(endpoint.secret).verify(second.body, headersOf(second))).toThrow();
-    expect(() =>
-      new Webhook(rotated.json.secret).verify(second.body, headersOf(second)),
-    ).not.toThrow();
+    expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(3);
+    for (const secret of [third, rotated.json.secret, endpoint.secret])
+      expect(() => new Webhook(secret).verify(second.body, headersOf(second))).not.toThrow();
+    // Past their 24 hours, only the newest signs.
     await api.service
       .knex('webhook_endpoints')
       .where('webhook_endpoint_id', endpoint.webhook_endpoint_id)
-      .update({ previous_secret_until: toDbTimestamp(new Date(Date.now() - 1000).toISOString()) });
+      .update({ retired_secrets: '[]' });
     await createProject(key);
     const [, , last] = await receiver.waitFor(3, { path: '/rotated' });
     expect(last.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(() => new Webhook(third).verify(last.body, headersOf(last))).not.toThrow();
+  });
+
+  it('answers a retried rotation with the same secret, and takes at most 5 rotations a day', async () => {
+    const { key, endpoint } = await registered('/rotations');
+    const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}/rotate-secret`;
+    const rotate = (idempotencyKey?: string) =>
+      api.send('POST', path, {
+        key,
+        headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {},
+      });
+    const first = await rotate('rotate-1');
+    const retried = await rotate('rotate-1');
+    expect([retried.status, retried.json, retried.headers.get('idempotent-replayed')]).toEqual([
+      200,
+      first.json,
+      'true',
+    ]);
+    // The same key on another endpoint is another request: it is refused, not answered with this secret.
+    const other = await registered('/rotations-other', {}, key);
+    const elsewhere = await api.send(
+      'POST',
+      `/v1/webhook-endpoints/${other.endpoint.webhook_endpoint_id}/rotate-secret`,
+      { key, headers: { 'Idempotency-Key': 'rotate-1' } },
+    );
+    expect([elsewhere.status, elsewhere.json.type]).toEqual([
+      422,
+      '/problems/idempotency-key-reused',
+    ]);
+    for (let i = 2; i <= 5; i++) expect((await rotate()).status).toBe(200);
+    const refused = await rotate();
+    expect([refused.status, refused.json.type]).toEqual([429, '/problems/rate-limited']);
+    expect(refused.json.detail).toContain('rotated 5 times in the last 24 hours');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(86_000);
+    // The secret is still the fifth rotation's: nothing changed.
+    await createProject(key);
+    const [request] = await receiver.waitFor(1, { path: '/rotations' });
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(6);
+  });
+
+  it('refuses a redelivery to a disabled endpoint with 409, and takes it once enabled again', async () => {
+    const { key, endpoint } = await registered('/disabled-redelivery');
+    await createProject(key);
+    const [event] = await feed(key);
+    await receiver.waitFor(1, { path: '/disabled-redelivery' });
+    const endpointPath = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`;
+    const disable = (enabled: boolean) =>
+      api.send('PATCH', endpointPath, { key, headers: json, body: JSON.stringify({ enabled }) });
+    expect((await disable(false)).status).toBe(200);
+    const redeliver = () =>
+      api.send('POST', `${endpointPath}/deliveries`, {
+        key,
+        headers: json,
+        body: JSON.stringify({ event_id: event.event_id }),
+      });
+    const refused = await redeliver();
+    expect([refused.status, refused.json.type, refused.json.detail]).toEqual([
+      409,
+      '/problems/endpoint-disabled',
+      `Webhook endpoint ${endpoint.webhook_endpoint_id} is disabled; enable it before asking for a redelivery.`,
+    ]);
+    expect((await disable(true)).status).toBe(200);
+    expect((await redeliver()).status).toBe(202);
+    await receiver.waitFor(2, { path: '/disabled-redelivery' });
   });
 
   it('redelivers a kept event on request, whatever the type filter, with the same webhook-id', async () => {

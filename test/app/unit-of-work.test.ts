@@ -16,7 +16,7 @@ import { createKnex } from '../../src/db/knex';
 import { migrateToLatest } from '../../src/db/migrate';
 import { createRepositories, type Repositories } from '../../src/db/repositories';
 import type { WriteContext } from '../../src/db/transactions';
-import { IdempotencyKeyReusedError } from '../../src/errors';
+import { IdempotencyKeyReusedError, IdempotencyKeyTakenError } from '../../src/errors';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 let database: TestDatabase;
@@ -166,4 +166,27 @@ it('gives one change and one answer to requests racing with one key', async () =
     outcomes.map((o) => JSON.stringify((o.answer.body as { project_id: string }).project_id)),
   );
   expect(bodies.size).toBe(1);
+});
+
+it('answers a keyed change whose duplicate key is not its key as it would without a key, after one try, not for ever', async () => {
+  // The database says the key is taken, yet nothing is bound to it: the duplicate was another row's.
+  const duplicate = Object.assign(new Error("Duplicate entry 'x' for key 'PRIMARY'"), {
+    code: 'ER_DUP_ENTRY',
+  });
+  let binds = 0;
+  const confused = createUnitOfWork({
+    inTransaction: repositories.inTransaction,
+    idempotency: {
+      ...repositories.idempotency,
+      bind: async () => {
+        binds++;
+        throw new IdempotencyKeyTakenError({ cause: duplicate });
+      },
+    },
+  });
+  const work = createProject('duplicate');
+  await expect(confused.run(change({ name: 'duplicate' }, 'key-dup'), work)).rejects.toBe(
+    duplicate,
+  );
+  expect([binds, work.runs, await countProjects()]).toEqual([1, 1, 0]);
 });

@@ -40,7 +40,14 @@ export async function startServerProcess(
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const child = spawn(process.execPath, nodeArguments, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // No lookup leaves the machine: nothing listens on port 1 (a bench that needs names runs a name server).
+    env: {
+      ...process.env,
+      WEBHOOK_DNS_SERVERS: '127.0.0.1:1',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -70,7 +70,9 @@ it('sync-worker: resynchronises, then follows, and its copy equals the service',
 
 it('webhook-receiver: verifies each delivery and handles each event once, redeliveries included', async () => {
   const handled: string[] = [];
-  const endpoint = await client.webhookEndpoints.create({ url: 'http://127.0.0.1:9/placeholder' });
+  const endpoint = await client.webhookEndpoints.create({
+    url: 'http://127.0.0.1:1029/placeholder',
+  });
   const server = createReceiver([endpoint.secret], (event) => void handled.push(event.event_id));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

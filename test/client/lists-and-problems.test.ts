@@ -64,7 +64,7 @@ it('lists projects, webhook endpoints and their deliveries the same way', async 
       (project) => project.project_id,
     ),
   ).toEqual([projectId]);
-  const endpoint = await client.webhookEndpoints.create({ url: 'http://127.0.0.1:9/hook' });
+  const endpoint = await client.webhookEndpoints.create({ url: 'http://127.0.0.1:1029/hook' });
   expect(endpoint.secret).toMatch(/^whsec_/);
   const endpoints = await client.webhookEndpoints.list().toArray({ max: 10 });
   expect(endpoints.map((e) => e.webhook_endpoint_id)).toEqual([endpoint.webhook_endpoint_id]);

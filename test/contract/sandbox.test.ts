@@ -216,3 +216,54 @@ it('refuses a MySQL DATABASE_URL, and leaves no file behind when stopped', async
   await exited;
   expect(sandboxFolders().filter((name) => !foldersBefore.includes(name))).toEqual([]);
 }, 30_000);
+
+it('refuses to --keep a database it did not make, changing nothing in it, and reuses one it made', async () => {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-keep-'));
+  try {
+    // A database of the real service: migrated, as `npm start` leaves it.
+    const real = path.join(folder, 'real.sqlite');
+    const migrated = spawnSync(
+      process.execPath,
+      [path.join(projectRoot, 'dist', 'src', 'cli', 'migrate.js')],
+      {
+        env: { ...process.env, DATABASE_URL: `sqlite:${real}` },
+        encoding: 'utf8',
+      },
+    );
+    expect(migrated.status).toBe(0);
+    const before = fs.readFileSync(real);
+    const refused = spawnSync(process.execPath, [entryPoint, '--keep', real], {
+      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `sandbox: ${real} was not made by the sandbox: it would add demo tenants and keys that never expire to it, so it reuses only a file it made itself; give --keep a new path`,
+    );
+    expect(fs.readFileSync(real).equals(before)).toBe(true);
+
+    // One it made is reused; it listens on loopback though HOST says otherwise.
+    const kept = path.join(folder, 'kept.sqlite');
+    for (let start = 0; start < 2; start++) {
+      const run = spawn(process.execPath, [entryPoint, '--keep', kept], {
+        env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', HOST: '0.0.0.0', PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const banner = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        run.stdout!.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('Database:')) resolve(text);
+        });
+        run.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}: ${text}`)));
+      });
+      expect(banner).toMatch(/http:\/\/127\.0\.0\.1:\d+/);
+      expect(banner).not.toContain('0.0.0.0');
+      const exited = new Promise((resolve) => run.once('exit', resolve));
+      run.kill('SIGINT');
+      await exited;
+    }
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -37,6 +37,8 @@ export async function serveProcess(
       MAX_CONNECTIONS_PER_ADDRESS: '1000',
       LONG_POLLS_PER_KEY: '1000',
       LONG_POLLS_PER_TENANT: '1000',
+      // Nothing listens there: no lookup leaves the machine.
+      WEBHOOK_DNS_SERVERS: '127.0.0.1:1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

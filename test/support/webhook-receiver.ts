@@ -29,7 +29,7 @@ export interface WebhookReceiver {
   /** Resolves once `count` requests (of `path`, when given) have arrived; rejects after `timeoutMs`. */
   waitFor(
     count: number,
-    options?: { path?: string; timeoutMs?: number },
+    options?: { path?: string | RegExp; timeoutMs?: number },
   ): Promise<ReceivedRequest[]>;
   stop(): Promise<void>;
 }
@@ -97,7 +97,14 @@ export async function startReceiver(
       current = responder;
     },
     waitFor(count, { path, timeoutMs = 10_000 } = {}) {
-      const matching = () => received.filter((r) => path === undefined || r.path === path);
+      const matching = () =>
+        received.filter((r) =>
+          path === undefined
+            ? true
+            : typeof path === 'string'
+              ? r.path === path
+              : path.test(r.path),
+        );
       return new Promise((resolve, reject) => {
         const check = () => {
           if (matching().length < count) return;

@@ -341,3 +341,31 @@ it('stops only once the outcomes being written are written', async () => {
   await stopping;
   expect(queue.pending()).toEqual([]);
 });
+
+it("starts attempts only once their host is known: a tenant's slow lookups hold no slot, and others' attempts start meanwhile", async () => {
+  const queue = new FakeQueue();
+  for (const endpoint of ['slow1', 'slow2', 'slow3']) {
+    queue.endpoint('hostile', endpoint);
+    queue.plan(endpoint, 10);
+  }
+  queue.endpoint('other', 'fast');
+  queue.plan('fast', 10);
+  const sender = new FakeSender(() => undefined);
+  for (const endpoint of ['slow1', 'slow2', 'slow3']) sender.unknown(`${endpoint}.example`);
+  start(queue, sender, { maxInFlight: 8 });
+  // The other tenant's attempts take their share (half of 8) while the hostile tenant's hosts are looked up, which take none.
+  await until(() => sender.open('fast').length === 4);
+  await pass(50);
+  expect(sender.open()).toHaveLength(4);
+  expect(sender.lookedUp.length).toBeGreaterThan(0);
+  expect(sender.lookedUp.every((host) => host.startsWith('slow'))).toBe(true);
+  await until(() => {
+    for (const request of sender.open('fast')) request.answer({ status: 204 });
+    return queue.pending().every((row) => row.endpointId !== 'fast');
+  });
+  expect(sender.open()).toHaveLength(0);
+  // Once a host is known, its attempts start.
+  const [known] = sender.lookedUp;
+  sender.looked(known);
+  await until(() => sender.open(known.replace('.example', '')).length > 0);
+});

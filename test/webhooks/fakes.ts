@@ -249,7 +249,6 @@ export class FakeQueue implements DeliveryQueue {
 /** A request the sender was asked to make, with how to answer it. */
 export interface Request {
   endpointId: string;
-  tenantId: string;
   webhookId: string;
   headers: Record<string, string>;
   at: number;
@@ -271,6 +270,34 @@ export class FakeSender implements WebhookClient {
     ) => Omit<AttemptResult, 'durationMs'> | undefined = () => ({ status: 200 }),
   ) {}
 
+  /** Hosts being looked up: an attempt to one may not start until `looked(host)`. */
+  private readonly lookups = new Map<string, () => void>();
+  readonly lookedUp: string[] = [];
+
+  /** Makes the host's address unknown: its attempts wait for a lookup that ends at `looked(host)`. */
+  unknown(host: string): void {
+    this.lookups.set(host, () => {});
+  }
+
+  looked(host: string): void {
+    const end = this.lookups.get(host);
+    this.lookups.delete(host);
+    end?.();
+  }
+
+  prepare(url: string): true | Promise<void> {
+    const host = new URL(url).hostname;
+    if (!this.lookups.has(host)) return true;
+    this.lookedUp.push(host);
+    return new Promise((resolve) => {
+      const earlier = this.lookups.get(host)!;
+      this.lookups.set(host, () => {
+        earlier();
+        resolve();
+      });
+    });
+  }
+
   open(endpointId?: string): Request[] {
     return this.requests.filter(
       (request) =>
@@ -282,13 +309,12 @@ export class FakeSender implements WebhookClient {
     url: string,
     headers: Record<string, string>,
     _body: string,
-    options: { queue: string; stop?: AbortSignal },
+    options: { stop?: AbortSignal },
   ): Attempt {
     let resolve!: (result: AttemptResult) => void;
     const result = new Promise<AttemptResult>((settle) => (resolve = settle));
     const request: Request = {
       endpointId: new URL(url).hostname.replace('.example', ''),
-      tenantId: options.queue,
       webhookId: headers['webhook-id'],
       headers,
       at: Date.now(),

@@ -218,6 +218,18 @@ export type paths = {
          *     is refused the same way, in every configuration. A refusal never says what a host name
          *     resolved to, only that its address is not allowed.
          *
+         *     The port is 443 or from 1024 to 65535 (80 too where `http` is allowed); any other is
+         *     `400` naming `url`. `localhost`, names under `.localhost` (RFC 6761) and any host spelt
+         *     with a trailing dot are refused like loopback addresses unless private targets are
+         *     allowed. The host name is looked up on the service's name servers (never waiting on
+         *     anything another tenant shares): a lookup that does not finish within the lookup timeout
+         *     (2 seconds by default) is `400` naming `url` ("could not be resolved in time"), answered
+         *     at once; a name that does not exist is accepted, since every delivery checks the address
+         *     it connects to.
+         *
+         *     Registering, changing and deleting webhook endpoints: at most 60 a minute per tenant;
+         *     past it `429` with `Retry-After`.
+         *
          *     A tenant has at most 20 endpoints, enabled or not (the service's default): registering
          *     one more is `422` with `/problems/limit-reached`, whose `limit` member gives the limit.
          *     Delete an endpoint to make room. With an `Idempotency-Key`, a retry answers the first
@@ -252,15 +264,16 @@ export type paths = {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Deletes the endpoint and its delivery log; nothing more is sent to it. A second delete is `404`.
+         * @description Deletes the endpoint and its delivery log; nothing more is sent to it. A second delete is `404`. Counts against the tenant's 60 endpoint changes a minute.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         /**
          * Change, disable or re-enable a webhook endpoint
-         * @description Changes any of `url` (checked as on registration), `event_types` (`null`: every type),
-         *     `description` and `enabled`, at least one. `enabled: false` stops its deliveries
+         * @description Changes any of `url` (checked as on registration, its lookup included), `event_types`
+         *     (`null`: every type), `description` and `enabled`, at least one. Counts against the
+         *     tenant's 60 endpoint changes a minute, as registrations and deletions do. `enabled: false` stops its deliveries
          *     (`disabled_reason` `by_client`); `enabled: true` clears `disabled_reason` and sends what
          *     is still pending. Events numbered while an endpoint is disabled are not sent to it; read
          *     them from `GET /v1/events`.
@@ -285,10 +298,12 @@ export type paths = {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description Makes a new secret and answers it. For the next 24 hours every delivery carries two
-         *     signatures, one with the new secret and one with the old, so receivers can switch over
-         *     at their pace; then the old secret stops signing. Rotating again within those 24 hours
-         *     ends the oldest secret at once. No request body.
+         * @description Makes a new secret and answers it. Every secret replaced in the last 24 hours keeps
+         *     signing until 24 hours after its replacement, so a delivery carries one signature per
+         *     secret still signing (the newest first), and receivers switch over at their pace. At
+         *     most 5 rotations per endpoint in 24 hours: past that, `429` with `Retry-After`. With an
+         *     `Idempotency-Key`, a retry (after a lost answer) answers the same secret again with
+         *     `Idempotent-Replayed: true` and rotates nothing. No request body.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -324,7 +339,8 @@ export type paths = {
          *     `event_types`, with a retry schedule of its own: its first attempt is made at once (once
          *     the endpoint is enabled). `event_id` naming no kept event of the tenant is `422`.
          *     At most 60 redeliveries a minute per endpoint, whatever their outcome: past it, `429`
-         *     with `Retry-After`.
+         *     with `Retry-After`. A disabled endpoint takes no redelivery: `409` with
+         *     `/problems/endpoint-disabled` (enable it first).
          */
         post: operations["createWebhookDelivery"];
         delete?: never;
@@ -825,12 +841,13 @@ export type components = {
          *     | `/problems/payload-too-large` | 413 | a body over 64 KiB |
          *     | `/problems/unsupported-media-type` | 415 | a body whose Content-Type is not JSON, or not JSON in UTF-8 |
          *     | `/problems/idempotency-in-progress` | 409 | a request with the same `Idempotency-Key` is still running |
+         *     | `/problems/endpoint-disabled` | 409 | a redelivery to a disabled webhook endpoint; enable it first |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
          *     | `/problems/unknown-event` | 422 | `event_id` names no kept event of this tenant |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body |
          *     | `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may; `limit` gives the limit |
          *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
-         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, or a webhook endpoint has had its redeliveries for the minute |
+         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, a webhook endpoint has had its redeliveries for the minute or its rotations for the day, or the tenant its webhook endpoint changes for the minute |
          *     | `/problems/internal-error` | 500 | an unexpected fault |
          *     | `/problems/service-unavailable` | 503 | the database cannot be reached |
          */
@@ -1141,6 +1158,52 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The tenant has made its 60 webhook endpoint changes (registrations, changes, deletions)
+         *     for this minute, or the key has used its quota, or the client's address has failed
+         *     authentication too often; retry after `Retry-After` seconds.
+         */
+        TooManyEndpointChanges: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The endpoint's secret has been rotated 5 times in the last 24 hours, or the key has used
+         *     its quota, or the client's address has failed authentication too often; retry after
+         *     `Retry-After` seconds.
+         */
+        TooManyRotations: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The webhook endpoint is disabled; enable it (`PATCH` with `enabled` true) before asking for a redelivery. */
+        EndpointDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description An unexpected fault. The problem never carries a stack trace or SQL. */
         InternalError: {
             headers: {
@@ -1262,7 +1325,9 @@ export type components = {
          *     answering as soon as one is numbered (long polling); `0` answers at once. A key holds
          *     at most `LONG_POLLS_PER_KEY` (default 10) long polls at once, and a tenant's keys
          *     together `LONG_POLLS_PER_TENANT` (default 50), on each instance: past either, a poll is
-         *     answered at once, as `wait=0` would be.
+         *     answered at once, as `wait=0` would be. A poll whose key is revoked or expires while it
+         *     waits answers `401` when it wakes; a poll whose client disconnects gives its place back
+         *     at once.
          * @example 25
          */
         Wait: number;
@@ -1876,7 +1941,9 @@ export interface operations {
                  *     answering as soon as one is numbered (long polling); `0` answers at once. A key holds
                  *     at most `LONG_POLLS_PER_KEY` (default 10) long polls at once, and a tenant's keys
                  *     together `LONG_POLLS_PER_TENANT` (default 50), on each instance: past either, a poll is
-                 *     answered at once, as `wait=0` would be.
+                 *     answered at once, as `wait=0` would be. A poll whose key is revoked or expires while it
+                 *     waits answers `401` when it wakes; a poll whose client disconnects gives its place back
+                 *     at once.
                  * @example 25
                  */
                 wait?: components["parameters"]["Wait"];
@@ -1999,7 +2066,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableWebhookEndpoint"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyEndpointChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2069,7 +2136,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyEndpointChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2112,7 +2179,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyEndpointChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2120,7 +2187,20 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+                 *     to the first request's answer in the same transaction as its change, so a retry after
+                 *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+                 *     while the first request still runs waits for it and answers as it did; `409` if the
+                 *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+                 *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+                 *     hours.
+                 * @example 4f1c2b9e-retry-safe-create
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -2138,6 +2218,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2148,7 +2229,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["TooManyRequests"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRotations"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2239,6 +2322,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["EndpointDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnknownEvent"];
