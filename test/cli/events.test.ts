@@ -128,9 +128,10 @@ it.each(['project.updated', 'task.updated', 'task.deleted'])(
   async (type) => {
     const run = await runCli(['trigger', type], env());
     expect(run.status).toBe(0);
-    const { data } = await api
+    const { data, error } = await api
       .client(key)
       .GET('/v1/events', { params: { query: { limit: 200, type: [type as 'task.updated'] } } });
+    expect(error).toBeUndefined();
     const object = data!.data[data!.data.length - 1].data.object as {
       task_id?: string;
       project_id: string;
