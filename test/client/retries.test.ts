@@ -6,7 +6,12 @@
  * never sent twice, and one with it whose retry is refused is told as what the resource shows (the
  * change made, or the first attempt's outcome unknown); a refusal's Retry-After is waited for.
  */
-import { createClient, isProblem, ProblemError } from '../../clients/typescript/src';
+import {
+  AnswerLostError,
+  createClient,
+  isProblem,
+  ProblemError,
+} from '../../clients/typescript/src';
 import { startAnswerLosingProxy, type AnswerLosingProxy } from '../support/answer-losing-proxy';
 import { startTestService, type TestService } from '../support/test-service';
 
@@ -98,8 +103,18 @@ it('never sends a PATCH twice without If-Match', async () => {
   const patches = () => proxy.seen.filter((request) => request.method === 'PATCH').length;
   proxy.interfere((request) => (request.method === 'PATCH' ? 'lose' : undefined));
   const before = patches();
-  await expect(kit().tasks.update(task.task_id, { status: 'done' })).rejects.toThrow();
+  const lost = await kit()
+    .tasks.update(task.task_id, { status: 'done' })
+    .catch((error: unknown) => error);
   expect(patches() - before).toBe(1);
+  expect(lost).toBeInstanceOf(AnswerLostError);
+  expect((lost as AnswerLostError).message).toMatch(
+    new RegExp(
+      `^The answer to PATCH /v1/tasks/${task.task_id} was lost \\(.+\\): whether the service made the change is unknown\\. Read the resource to see; a change sent with ifMatch is retried safely\\.$`,
+    ),
+  );
+  // It was made, as the message allows.
+  expect((await kit().tasks.get(task.task_id)).status).toBe('done');
 });
 
 it('reports a PATCH with If-Match whose answer was lost as made when its retry meets 412 and the task is as asked', async () => {

@@ -11,6 +11,7 @@ export {
   type TaskTrackerClient,
 } from './client';
 export { etagOf, type ETagOrObject } from './etags';
+export { AnswerLostError } from './retry';
 export {
   ProblemError,
   isProblem,

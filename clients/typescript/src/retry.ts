@@ -112,6 +112,33 @@ async function problemType(response: Response): Promise<string | undefined> {
   }
 }
 
+/**
+ * A request whose answer never came (a network failure or a timeout) and that the kit does not
+ * send again: the service may or may not have handled it, and the message says so.
+ */
+export class AnswerLostError extends Error {
+  override readonly name = 'AnswerLostError';
+  /** Whether the service handled the request is not known. */
+  readonly outcomeUnknown = true;
+  constructor(request: Request, cause: unknown, retried: boolean) {
+    const { pathname } = new URL(request.url);
+    const why =
+      cause instanceof Error
+        ? (cause.cause instanceof Error ? cause.cause : cause).message
+        : String(cause);
+    super(
+      request.method === 'GET' || request.method === 'HEAD'
+        ? `No answer to ${request.method} ${pathname} (${why})${retried ? ' after every retry' : ''}.`
+        : `The answer to ${request.method} ${pathname} was lost (${why})${retried ? ' on every retry' : ''}: whether the service made the change is unknown. ${
+            request.method === 'PATCH' && !retried
+              ? 'Read the resource to see; a change sent with ifMatch is retried safely.'
+              : 'Read the resource to see.'
+          }`,
+      { cause },
+    );
+  }
+}
+
 /** The header of an answer the kit made from what it found after a lost answer (see above). */
 export const outcomeHeader = 'task-tracker-client-outcome';
 
@@ -222,8 +249,9 @@ export function retryingFetch(
         response = await fetchImpl(attempt);
       } catch (error) {
         // The caller's own abort ends the call; a timeout or a network error is a lost answer.
-        if (original.signal?.aborted || !kind.survivesLostAnswer || retry >= policy.maxRetries)
-          throw error;
+        if (original.signal?.aborted) throw error;
+        if (!kind.survivesLostAnswer || retry >= policy.maxRetries)
+          throw new AnswerLostError(original, error, kind.survivesLostAnswer);
         answerLost = true;
         await sleep(backoffMs(retry, policy), original.signal);
         continue;
