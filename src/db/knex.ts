@@ -148,17 +148,6 @@ const pinnedSession =
 /** The callback form of a mysql2 connection's query, as the pool's afterCreate gets it. */
 type CallbackQuery = (sql: string, callback: (err: unknown, rows?: unknown) => void) => void;
 
-/**
- * Sets the session up with `settings`, then, on a Galera node (MariaDB Galera Cluster, Percona
- * XtraDB Cluster: `wsrep_on` is ON), asks for causal reads: `wsrep_sync_wait = 1` makes every
- * SELECT, and every BEGIN (so each statement of a transaction), wait until this node has applied
- * every write set the cluster committed before it. Without it a node answers from the state it
- * has applied so far, which can lag a commit made through another node: a task created through
- * one instance can be missing from an immediate GET through another. Writes need
- * no wait of their own: a write set made from a stale read fails certification at commit (1213)
- * and its transaction runs again. A server that is not a Galera node (MySQL, plain MariaDB) has
- * no such variable or has it switched off; nothing more is set there.
- */
 /** `wsrep_sync_wait` values: reads wait for causality; or every statement does, writes included. */
 const readsCausal = 1;
 /**
@@ -168,6 +157,11 @@ const readsCausal = 1;
  */
 const everyStatementCausal = 15;
 
+/**
+ * Sets the session up with `settings`; on a Galera node (`wsrep_on` is ON) it also sets
+ * `wsrep_sync_wait`, so that a read through this node sees every write the cluster committed
+ * before it (a task created through one instance is there for an immediate GET through another).
+ */
 function setUpSession(
   connection: { query(...args: unknown[]): unknown },
   settings: string,

@@ -16,8 +16,8 @@ function jsonStringBytes(text: string): number {
 
 /**
  * The bytes of `JSON.stringify(row)`, counted without building it: the reply serialises the page
- * anyway, and serialising each row of a page of long ones first, only to measure it, was a sixth
- * of the CPU such a page cost (a profile of issue 11's benchmark) and as much garbage as the page.
+ * anyway, and serialising each row first only to measure it doubled the garbage of a page of long
+ * ones and cost a good part of its CPU (BENCHMARKS.md).
  */
 export function jsonBytes(row: object): number {
   let bytes = 2; // the braces

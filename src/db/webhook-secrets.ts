@@ -44,13 +44,16 @@ export function signingSecrets(row: SecretColumns, now: DbTimestamp): string[] {
   return [row.secret, ...retiredSecrets(row, now).map(({ secret }) => secret)];
 }
 
+/** The longest Retry-After the document allows; a client asks again then, and is told the rest. */
+const longestRetryAfterSeconds = 3600;
+
 /** The endpoint has had its rotations for these 24 hours. */
 export class RotationsLimitError extends ProblemError {
-  constructor(retryAfterSeconds: number) {
+  constructor(secondsUntilNext: number) {
     super(
       'rate-limited',
-      `This webhook endpoint's secret has been rotated ${rotationsPerDay} times in the last 24 hours; retry after ${retryAfterSeconds} seconds.`,
-      { headers: { 'Retry-After': String(retryAfterSeconds) } },
+      `This webhook endpoint's secret has been rotated ${rotationsPerDay} times in the last 24 hours; the next rotation is allowed in ${secondsUntilNext} seconds.`,
+      { headers: { 'Retry-After': String(Math.min(secondsUntilNext, longestRetryAfterSeconds)) } },
     );
   }
 }

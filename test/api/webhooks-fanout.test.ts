@@ -7,6 +7,7 @@
  * `.slow.test` only after a while, as a tenant's own slow name server would.
  */
 import type { Config } from '../../src/config';
+import { minKeepMs } from '../../src/webhooks/dns-answers';
 import { lookupsPerTenant } from '../../src/webhooks/dns-lookups';
 import { startNameServer, type NameServer } from '../support/name-server';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -21,8 +22,6 @@ let names: NameServer;
 
 beforeAll(async () => {
   names = await startNameServer();
-  for (let i = 0; i < 12; i++)
-    names.names.set(`h${i}.slow.test`, { addresses: ['127.0.0.1'], delayMs: slowLookupMs });
   healthy = await startReceiver();
 });
 afterAll(async () => {
@@ -119,13 +118,20 @@ it("makes at most a few of a tenant's host name lookups at once, holding no slot
     const c = await api.createKey('fanout-slow-names');
     const b = await api.createKey('fanout-healthy');
     const port = new URL(healthy.origin).port;
-    // Twelve names, each 1.5 s to resolve, asked for by attempts cut off after 1 s.
+    // Twelve names, registered while they resolve at once; then each takes 1.5 s, once the answers
+    // kept from the registrations (their TTL is 0: kept the least, 5 s) have run out.
+    for (let i = 0; i < 12; i++)
+      names.names.set(`h${i}.slow.test`, { addresses: ['127.0.0.1'], ttl: 0 });
+    const registered = performance.now();
     await Promise.all([
       ...Array.from({ length: 12 }, (_, i) =>
         register(api, c, `http://h${i}.slow.test:${port}/c${i}`),
       ),
       register(api, b, `${healthy.origin}/b2`),
     ]);
+    for (const record of names.names.values()) record.delayMs = slowLookupMs;
+    names.queries.clear();
+    await sleep(minKeepMs + 200 - (performance.now() - registered));
     await createProject(api, c, 'c');
     while (names.queries.size < 2) await sleep(20);
 

@@ -4,9 +4,10 @@
  * of up to 64 KiB (floods of fields, flat and nested, deep arrays, another charset) cost the
  * service against a small invalid one. Then issue 20's fences: (a) a webhook fan-out against
  * another tenant (webhook-fanout-bench.ts), (b) one address holding idle sockets against another's
- * requests, (c) the long polls the limits allow, with writes.
+ * requests, (c) the long polls the limits allow, with writes; and issue 29's: (d) a tenant's silent
+ * name server (dns-bench.ts), (e) many addresses holding half-open sockets.
  *
- * BENCH_IDLE_SECONDS (15) and BENCH_IDLE_SOCKETS (1000) for (b); BENCH_POLL_SECONDS (10),
+ * BENCH_IDLE_SECONDS (15) and BENCH_IDLE_SOCKETS (1000) for (b) and (e); BENCH_POLL_SECONDS (10),
  * BENCH_POLL_ROUNDS (2), BENCH_POLL_TENANTS (5) and BENCH_POLL_WRITES (writes/s, 5) for (c).
  */
 import net from 'node:net';
@@ -14,18 +15,20 @@ import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, withKnex, type Fixture } from './fixture';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
-import { idleSocketsFromOneAddress } from './connections-bench';
+import { halfOpenFromManyAddresses, idleSocketsFromOneAddress } from './connections-bench';
+import { slowNameServer } from './dns-bench';
 import { longPollsWithWrites } from './long-polls-bench';
 import { webhookFanout } from './webhook-fanout-bench';
 
 const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
 /** The fences at their defaults, spelled out: the figures below are printed against them. */
-const fences = { perAddress: 100, perKey: 10, perTenant: 50 };
+const fences = { perAddress: 100, perKey: 10, perTenant: 50, maxConnections: 1000 };
 const serviceEnv = {
   RATE_LIMIT_PER_MINUTE: '0',
   AUTH_FAILURES_PER_MINUTE: '0',
   LOG_LEVEL: 'info',
   MAX_CONNECTIONS_PER_ADDRESS: String(fences.perAddress),
+  MAX_CONNECTIONS: String(fences.maxConnections),
   LONG_POLLS_PER_KEY: String(fences.perKey),
   LONG_POLLS_PER_TENANT: String(fences.perTenant),
 };
@@ -190,6 +193,12 @@ async function main(): Promise<void> {
         sockets: envNumber('BENCH_IDLE_SOCKETS', 1000),
         perAddress: fences.perAddress,
       });
+      await halfOpenFromManyAddresses(service, fixture.key, {
+        seconds: envNumber('BENCH_IDLE_SECONDS', 15),
+        addresses: 12,
+        perAddress: fences.perAddress,
+        maxConnections: fences.maxConnections,
+      });
       await withKnex(database.config, (knex) =>
         longPollsWithWrites(service, knex, {
           seconds: envNumber('BENCH_POLL_SECONDS', 10),
@@ -207,6 +216,7 @@ async function main(): Promise<void> {
     await database.drop();
   }
   await webhookFanout(mysqlUrl);
+  await slowNameServer(mysqlUrl);
 }
 
 main().catch((error) => {

@@ -1,8 +1,7 @@
 /**
- * knex hands mysql2 each statement as an options object ({ sql } and nothing else, for every
- * statement of the service), which mysql2 copies into an object of a new shape per statement by
- * spreading it; each later read of that copy then misses its inline cache (12 misses of the 27
- * left per getTask). Given the SQL text instead, mysql2 builds its object in one shape.
+ * knex hands mysql2 each statement as an options object ({ sql } and nothing else), which mysql2
+ * copies by spreading into an object of a new shape per statement, so each later read of it misses
+ * its inline cache (BENCHMARKS.md counts them). Given the SQL text, mysql2 builds one shape.
  */
 
 /** The part of a mysql2 connection this needs. */
