@@ -164,11 +164,15 @@ async function migrate(config: Config, knexLog: Knex.Logger, logger: Logger): Pr
   }
 }
 
+const firstLine = (message: unknown) =>
+  typeof message === 'string' ? message.split('\n')[0] : message;
+
 /** knex's warnings and errors, in the service's log. */
 function knexLogFor(logger: Logger): Knex.Logger {
   return {
-    warn: (message) => logger.warn({ knex: message }),
-    error: (message) => logger.error({ knex: message }),
+    // knex puts an error's stack into its message: the first line says what happened.
+    warn: (message) => logger.warn({ knex: firstLine(message) }),
+    error: (message) => logger.error({ knex: firstLine(message) }),
     deprecate: (method, alternative) =>
       logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
     debug: () => {},

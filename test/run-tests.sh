@@ -3,8 +3,8 @@
 # linters; then every test runs on SQLite and on MySQL, the client kit's and the README example's
 # pacts are written and verified with verify-pact, and the HTTP tests run once more through
 # Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
-# in CI (CI=true), where it must run; the same goes for the browser test of /docs without
-# Chromium, for the database crash test without a mariadbd of its own to kill, and for the
+# in CI (CI=true), where it must run; the same goes for promtool's check of the alert rules,
+# for the browser test of /docs without Chromium, for the database crash test without a mariadbd of its own to kill, and for the
 # Galera cluster tests without galera-4, rsync, socat and haproxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,20 @@ cd "$(dirname "$0")/.."
 npm run -s check:generated
 npm run -s lint   # type check (src and tests, against the generated types) and Spectral
 npm run -s build  # the CLI tests run the compiled entry points, as npm run does
+
+# The Prometheus alert rules: promtool checks them and runs their unit tests (the jest tests check
+# that every metric they name is in a real scrape). Without promtool this is reported as not run,
+# except in CI, where it fails.
+promtool="${PROMTOOL_PATH:-promtool}"
+if command -v "$promtool" >/dev/null; then
+  "$promtool" check rules deploy/prometheus/alerts.yml >/dev/null
+  "$promtool" test rules deploy/prometheus/alerts.test.yml >/dev/null
+elif [ "${CI:-}" = true ]; then
+  echo "The alert rules need promtool to be checked, which is missing, and CI requires it." >&2
+  exit 1
+else
+  echo "*** The alert rules were NOT checked by promtool: apt-get install prometheus, or set PROMTOOL_PATH." >&2
+fi
 
 projects=(sqlite)
 

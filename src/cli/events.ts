@@ -11,7 +11,9 @@
  *
  * The secret (printed at start) and the cursor of each URL and key are kept in a file under the
  * user's home (TASK_TRACKER_LISTEN_STATE names another), so a listener restarted signs with the
- * same secret and resumes after the last event it forwarded.
+ * same secret and resumes after the last event its receiver took. The position is stored when
+ * the listener starts and moves past an event only once the receiver answered it 2xx: a failed
+ * forward is sent again, after a growing wait, until it is taken.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,6 +24,8 @@ import { createClient, type EventType, type TaskTrackerClient } from '../../clie
 import { signTestWebhook } from '../../clients/typescript/src/webhooks';
 
 class UsageError extends Error {}
+/** A state file that exists but cannot be used: replacing it would change the secret receivers check. */
+class StateFileError extends Error {}
 
 const eventTypes: EventType[] = [
   'project.created',
@@ -46,13 +50,35 @@ const statePath = () =>
   path.join(os.homedir(), '.config', 'task-tracker', 'listen.json');
 
 function readState(): ListenState {
+  const file = statePath();
+  let text: string;
   try {
-    return JSON.parse(fs.readFileSync(statePath(), 'utf8')) as ListenState;
-  } catch {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new StateFileError(
+        `cannot read the listener's state file ${file}: ${(error as Error).message}`,
+      );
     const state = { secret: `whsec_${randomBytes(32).toString('base64')}`, cursors: {} };
     writeState(state);
     return state;
   }
+  let state: Partial<ListenState> | null;
+  try {
+    state = JSON.parse(text) as Partial<ListenState> | null;
+  } catch {
+    state = null;
+  }
+  if (
+    typeof state?.secret !== 'string' ||
+    !state.secret.startsWith('whsec_') ||
+    typeof state.cursors !== 'object' ||
+    state.cursors === null
+  )
+    throw new StateFileError(
+      `the listener's state file ${file} is not one it wrote (it holds the signing secret and the positions): fix it, or move it away to start with a new secret`,
+    );
+  return state as ListenState;
 }
 
 function writeState(state: ListenState): void {
@@ -79,12 +105,12 @@ function parseTypes(value: string | undefined): EventType[] | undefined {
   return types as EventType[];
 }
 
-/** Posts one signed event; the receiver's status, or why there is none. */
+/** Posts one signed event; whether the receiver took it (2xx), and its status or why there is none. */
 async function forward(
   target: string,
   body: string,
   headers: Record<string, string>,
-): Promise<string> {
+): Promise<{ taken: boolean; outcome: string }> {
   try {
     const response = await fetch(target, {
       method: 'POST',
@@ -94,11 +120,34 @@ async function forward(
       redirect: 'manual',
     });
     await response.body?.cancel();
-    return String(response.status);
+    return {
+      taken: response.status >= 200 && response.status < 300,
+      outcome: String(response.status),
+    };
   } catch (error) {
-    return `failed (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message})`;
+    const cause =
+      (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : null;
+    return { taken: false, outcome: `failed (${(cause ?? (error as Error)).message})` };
   }
 }
+
+/**
+ * The wait before forwarding an event again after `failures` failed forwards: 0.5 s, doubling, at
+ * most 5 s (the receiver is a local one, restarted by hand; a short cap takes it up soon).
+ */
+const forwardBackoffMs = (failures: number) => Math.min(5000, 500 * 2 ** (failures - 1));
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 
 async function listen(args: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -127,47 +176,73 @@ async function listen(args: string[]): Promise<void> {
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());
   process.once('SIGTERM', () => stop.abort());
-  for await (const event of client.events.follow({ from, types, signal: stop.signal })) {
-    const { cursor, ...delivered } = event;
-    const signed = signTestWebhook(delivered, state.secret);
-    const started = performance.now();
-    const outcome = await forward(target, signed.body, {
-      ...signed.headers,
-      'user-agent': 'task-tracker-listen',
-    });
-    console.log(
-      `${new Date().toISOString()}  ${event.type.padEnd(15)}  #${event.sequence}  ${outcome}  ${Math.round(performance.now() - started)} ms`,
-    );
+  const store = (cursor: string) => {
     state.cursors[place] = cursor;
     writeState(state);
+  };
+  // The position is stored before the first event, so a listener stopped before one resumes here.
+  const events = client.events.follow({ from, types, signal: stop.signal, onStart: store });
+  for await (const event of events) {
+    const { cursor, ...delivered } = event;
+    for (let failures = 0; !stop.signal.aborted;) {
+      // Signed again on each attempt: a fresh timestamp, the same webhook-id.
+      const signed = signTestWebhook(delivered, state.secret);
+      const started = performance.now();
+      const { taken, outcome } = await forward(target, signed.body, {
+        ...signed.headers,
+        'user-agent': 'task-tracker-listen',
+      });
+      const line = `${new Date().toISOString()}  ${event.type.padEnd(15)}  #${event.sequence}  ${outcome}  ${Math.round(performance.now() - started)} ms`;
+      if (taken) {
+        console.log(line);
+        break;
+      }
+      const waitMs = forwardBackoffMs(++failures);
+      console.log(
+        `${line}  not taken: waiting ${waitMs / 1000} s, then sending #${event.sequence} again (nothing later is sent before it)`,
+      );
+      await pause(waitMs, stop.signal);
+    }
+    if (stop.signal.aborted) break;
+    store(cursor);
   }
 }
 
-/** Makes one change of `type` through the API, in a project of its own. */
+/** Makes one change of `type` through the API, in a project of its own; prints each event it made. */
 async function trigger(args: string[]): Promise<void> {
   const [type] = args;
   if (!(eventTypes as Array<string | undefined>).includes(type))
     throw new UsageError(`trigger takes one of ${eventTypes.join(', ')}`);
   const { client } = connect();
+  const made = (event: EventType, what: string) => console.log(`made ${event.padEnd(15)}  ${what}`);
   const project = await client.projects.create({ name: 'Triggered by events trigger' });
-  const made = async () => {
-    if (type.startsWith('project.')) {
-      if (type === 'project.updated')
-        await client.projects.update(project.project_id, {
-          description: 'Updated by events trigger',
-        });
-      if (type === 'project.deleted') await client.projects.delete(project.project_id);
-      return `project ${project.project_id}`;
+  made('project.created', `project ${project.project_id}`);
+  if (type.startsWith('project.')) {
+    if (type === 'project.updated') {
+      await client.projects.update(project.project_id, {
+        description: 'Updated by events trigger',
+      });
+      made('project.updated', `project ${project.project_id}`);
     }
-    const task = await client.tasks.create({
-      project_id: project.project_id,
-      title: 'Triggered task',
-    });
-    if (type === 'task.updated') await client.tasks.update(task.task_id, { status: 'in_progress' });
-    if (type === 'task.deleted') await client.tasks.delete(task.task_id);
-    return `task ${task.task_id}`;
-  };
-  console.log(`${type}: ${await made()}`);
+    if (type === 'project.deleted') {
+      await client.projects.delete(project.project_id);
+      made('project.deleted', `project ${project.project_id}`);
+    }
+    return;
+  }
+  const task = await client.tasks.create({
+    project_id: project.project_id,
+    title: 'Triggered task',
+  });
+  made('task.created', `task ${task.task_id}`);
+  if (type === 'task.updated') {
+    await client.tasks.update(task.task_id, { status: 'in_progress' });
+    made('task.updated', `task ${task.task_id}`);
+  }
+  if (type === 'task.deleted') {
+    await client.tasks.delete(task.task_id);
+    made('task.deleted', `task ${task.task_id}`);
+  }
 }
 
 async function main(): Promise<void> {

@@ -23,6 +23,7 @@ import type { WriteContext } from '../db/transactions';
 import { openapiDocumentPath, projectRoot } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
+import { describeStartFailure } from './start-failure';
 import { sandboxConfig, sandboxRetrySchedule } from './sandbox-config';
 
 /** The port `make mock` serves on: code written against the mock gains state without changing its URL. */
@@ -193,6 +194,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  console.error(error instanceof ConfigError ? `sandbox: ${error.message}` : error);
+  const described = error instanceof ConfigError ? error.message : describeStartFailure(error);
+  console.error(typeof described === 'string' ? `sandbox: ${described}` : described);
   process.exit(1);
 });

@@ -1,10 +1,11 @@
 /** `npm start`: serves the API with the configuration from the environment. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig, redact } from '../config';
+import { loadConfig, redact } from '../config';
 import { createRepositories } from '../db/repositories';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
+import { describeStartFailure } from './start-failure';
 
 /**
  * On the embedded SQLite database, a new user gets a first key without a second command: when
@@ -55,23 +56,6 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-/** What a person can act on, in one line, for the failures a start commonly meets. */
-function describeStartFailure(error: unknown): unknown {
-  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
-  const { code, address, port } = (error ?? {}) as {
-    code?: string;
-    address?: string;
-    port?: number;
-  };
-  if (code === 'EADDRINUSE')
-    return `cannot listen on ${address}:${port}: the port is in use (set PORT to another port, or stop what holds it)`;
-  if (code === 'EADDRNOTAVAIL')
-    return `cannot listen on ${address}: no interface of this machine has that address (set HOST)`;
-  if (code === 'EACCES')
-    return `cannot listen on ${address}:${port}: permission denied (set PORT to 1024 or above)`;
-  return error;
 }
 
 main().catch((error) => {

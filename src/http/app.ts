@@ -160,6 +160,20 @@ export function createApp({
 
 type Send = (res: Response, reply: HttpReply) => void;
 
+/**
+ * Names a route outside the API for its log line and metrics (`route`, and the metrics'
+ * `operation` label), so that /healthz, /metrics or /docs are told apart rather than all "none".
+ */
+const routedAs =
+  (route: string) =>
+  (_req: Request, res: Response, next: NextFunction): void => {
+    (res.locals.facts as RequestFacts).route = route;
+    next();
+  };
+/** The same, with the route's own path as its name. */
+const routed = (req: Request, res: Response, next: NextFunction): void =>
+  routedAs(typeof req.route?.path === 'string' ? req.route.path : req.path)(req, res, next);
+
 /** What is not the API: the service's index, health, readiness, the document, metrics, docs and problem pages. */
 function serviceRoutes(
   app: express.Express,
@@ -176,31 +190,31 @@ function serviceRoutes(
     version: document.definition.info.version,
     links: { docs: '/docs', openapi: '/openapi.yaml', openapi_json: '/openapi.json', api: '/v1' },
   });
-  app.get(['/', '/v1'], (_req, res) => {
+  app.get(['/', '/v1'], routed, (_req, res) => {
     res.type('application/json').send(serviceIndex);
   });
-  app.get('/healthz', (_req, res) => {
+  app.get('/healthz', routed, (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', routed, async (_req, res) => {
     if (await isReachable(knex)) res.json({ status: 'ready' });
     else send(res, problemFor(new DatabaseUnavailableError('readiness check failed')));
   });
-  app.get('/openapi.json', (_req, res) => {
+  app.get('/openapi.json', routed, (_req, res) => {
     res.type('application/json').send(document.json);
   });
-  app.get('/openapi.yaml', (_req, res) => {
+  app.get('/openapi.yaml', routed, (_req, res) => {
     res.type('application/yaml').send(document.yaml);
   });
 
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  app.get('/metrics', routed, async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.scrape());
   });
   // Mounted at its path: a router that every request entered and left unanswered cost each a turn of the event loop (setImmediate).
-  app.use('/docs', docsRouter());
+  app.use('/docs', routedAs('/docs'), docsRouter());
   const problemPage = problemPages(document);
-  app.get('/problems/:kind', (req, res, next) => {
-    const html = problemPage.get(req.params.kind);
+  app.get('/problems/:kind', routedAs('/problems/{kind}'), (req, res, next) => {
+    const html = problemPage.get(String(req.params.kind));
     if (html === undefined) return next();
     res.type('text/html; charset=utf-8').send(html);
   });

@@ -92,6 +92,20 @@ export function refuseUnauthenticated(context: Context): never {
       },
     );
   }
+  const header = String(context.request.headers['authorization']);
+  if (!/^Bearer(?: |$)/i.test(header)) {
+    // A key sent bare, or under another scheme, is told apart from a key that is wrong.
+    const scheme = /^([A-Za-z][\w!#$%&'*+.^`|~-]*) +\S/.exec(header)?.[1];
+    const detail =
+      scheme === undefined
+        ? 'The Authorization header has no scheme: send Authorization: Bearer <API_KEY> (the word Bearer, a space, then the key).'
+        : `The Authorization header uses the ${scheme} scheme; this API takes Bearer: send Authorization: Bearer <API_KEY>.`;
+    throw new ProblemError('unauthenticated', detail, {
+      headers: {
+        'WWW-Authenticate': `Bearer realm="task-tracker", error="invalid_token", error_description="${detail}"`,
+      },
+    });
+  }
   throw new ProblemError('unauthenticated', 'The API key is malformed, unknown or revoked.', {
     headers: {
       'WWW-Authenticate':

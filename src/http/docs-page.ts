@@ -29,19 +29,24 @@ const page = `<!doctype html>
 `;
 
 // A file, not an inline script, so a Content-Security-Policy can forbid inline scripts.
-const init = `SwaggerUIBundle({
-  url: '/openapi.json',
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  displayOperationId: true,
-  validatorUrl: null,
-  // The document names the default local address; send requests to the service serving this page.
-  requestInterceptor: (request) => {
-    const url = new URL(request.url, window.location.origin);
-    if (url.pathname.startsWith('/v1/')) request.url = window.location.origin + url.pathname + url.search;
-    return request;
-  },
-});
+// The page shows the document as this service serves it, with two changes for a reader: the
+// server listed is this page's own origin (where "Try it out" sends requests), and the long
+// guide of the document's description is folded under one line, so the operations come first.
+export const docsInitScript = `fetch('/openapi.json')
+  .then((response) => response.json())
+  .then((spec) => {
+    spec.servers = [{ url: window.location.origin, description: 'this service' }];
+    const guide = spec.info.description || '';
+    const [summary, ...rest] = guide.split('\\n\\n');
+    spec.info.description = summary + '\\n\\n<details><summary>Conventions and guides</summary>\\n\\n' + rest.join('\\n\\n') + '\\n\\n</details>\\n';
+    SwaggerUIBundle({
+      spec,
+      dom_id: '#swagger-ui',
+      deepLinking: true,
+      displayOperationId: true,
+      validatorUrl: null,
+    });
+  });
 `;
 
 export function docsRouter(): express.Router {
@@ -50,7 +55,7 @@ export function docsRouter(): express.Router {
     res.type('html').send(page);
   });
   router.get('/init.js', (_req, res) => {
-    res.type('application/javascript').send(init);
+    res.type('application/javascript').send(docsInitScript);
   });
   const folder = getAbsoluteFSPath();
   for (const file of Object.values(assets)) {

@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
 import type { LogLevel } from '../config';
 import { errorForLog } from '../db/error-for-log';
@@ -64,7 +64,22 @@ function isoTimeByMillisecond(): () => string {
  * http_requests_total like any request, but its time goes to http_long_poll_duration_seconds:
  * in the request histogram its seconds of waiting would hide every other listEvents' latency.
  */
+/**
+ * Node's process metrics (heap, event-loop lag, GC, CPU, handles), prom-client's defaults: one
+ * registry for the process, made on first use, since they describe the process, not one service
+ * in it (tests run many), and each collection starts observers that are never stopped.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createMetrics(knex: Knex, registry: Registry) {
+  const ofProcess = processMetrics();
   const labelNames = ['operation', 'status'] as const;
   const requests = new Counter({
     name: 'http_requests_total',
@@ -122,13 +137,17 @@ export function createMetrics(knex: Knex, registry: Registry) {
   >();
   return {
     registry,
+    /** The text of a scrape: the service's metrics, then the process's. */
+    async scrape(): Promise<string> {
+      return `${await registry.metrics()}\n${await ofProcess.metrics()}`;
+    },
     observe(facts: RequestFacts, status: number, seconds: number) {
       if (facts.longPoll) {
-        requests.labels({ operation: facts.operationId ?? 'none', status: String(status) }).inc();
+        requests.labels({ operation: operationOf(facts), status: String(status) }).inc();
         longPolls.labels({ status: String(status) }).observe(seconds);
         return;
       }
-      const operation = facts.operationId ?? 'none';
+      const operation = operationOf(facts);
       const key = `${operation} ${status}`;
       let found = series.get(key);
       if (found === undefined) {
@@ -143,6 +162,9 @@ export function createMetrics(knex: Knex, registry: Registry) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** The metrics' `operation`: the API's operationId, a route outside the API by its path, else "none" (a path nothing serves). */
+const operationOf = (facts: RequestFacts) => facts.operationId ?? facts.route ?? 'none';
 
 /** The status logged and counted for a request whose client left before its answer (nginx's). */
 export const clientClosedRequest = 499;

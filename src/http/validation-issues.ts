@@ -50,6 +50,16 @@ function messageOf(error: ErrorObject, location: ValidationIssue['in'], hints: F
   if (error.keyword === 'enum')
     return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
   if (error.keyword === 'required') return 'is required';
+  if (error.keyword === 'minProperties' && location === 'body') {
+    // "must NOT have fewer than 1 properties" says nothing of what to send: name the fields.
+    const fields = Object.keys(
+      (error.parentSchema as { properties?: object } | undefined)?.properties ?? {},
+    );
+    const some = fields.length > 0 ? ` (send one or more of ${fields.join(', ')})` : '';
+    return Number(error.params.limit) === 1
+      ? `names no field to change${some}`
+      : `needs at least ${error.params.limit} fields${some}`;
+  }
   if (error.keyword === 'additionalProperties') {
     const field = String(error.params.additionalProperty);
     const hint = Object.hasOwn(hints, field) ? hints[field] : undefined;

@@ -48,6 +48,26 @@ describe('bearer API keys', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
   });
 
+  it.each([
+    [
+      'a bare key',
+      `tt_${'A'.repeat(43)}`,
+      'The Authorization header has no scheme: send Authorization: Bearer <API_KEY> (the word Bearer, a space, then the key).',
+    ],
+    [
+      'a key under another scheme',
+      `Basic ${Buffer.from('user:pass').toString('base64')}`,
+      'The Authorization header uses the Basic scheme; this API takes Bearer: send Authorization: Bearer <API_KEY>.',
+    ],
+    ['a wrong key', `Bearer tt_${'A'.repeat(43)}`, 'The API key is malformed, unknown or revoked.'],
+  ])('tells %s apart from the others in plain words', async (_case, authorization, detail) => {
+    const res = await api.send('GET', '/v1/projects', {
+      headers: { Authorization: authorization },
+    });
+    expect(res.json.detail).toBe(detail);
+    expect(res.headers.get('www-authenticate')).toContain(`error_description="${detail}"`);
+  });
+
   it('refuses a key once it is revoked, and only that key', async () => {
     const doomed = await api.createKey('acme');
     expect((await api.send('GET', '/v1/projects', { key: doomed })).status).toBe(200);

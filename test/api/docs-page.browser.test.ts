@@ -1,6 +1,7 @@
 /**
  * GET /docs in headless Chromium (Debian's, driven by playwright-core): every operation of the
- * document is listed, and "Try it out" with a key creates a project.
+ * document is listed, the server is the page's own origin and the long guide is folded; "Try it
+ * out" with a key creates a project.
  */
 import { chromium, type Browser } from 'playwright-core';
 import { loadDocument } from '../../src/http/document';
@@ -47,6 +48,16 @@ it('lists every operation of the document and creates a project with a key', asy
   const listed = await page.locator('.opblock-summary-operation-id').allTextContents();
   expect(listed.map((text) => text.trim()).sort()).toEqual([...operationIds].sort());
   expect(failedRequests).toEqual([]);
+  // The server offered is this page's own origin, in plain text; the long guide is folded, closed.
+  const servers = await page.locator('.servers select option').allTextContents();
+  expect(servers.map((text) => text.trim())).toEqual([
+    `${new URL(api.baseUrl).origin} - this service`,
+  ]);
+  expect(await page.locator('.information-container details').count()).toBe(1);
+  expect(await page.locator('.information-container details').getAttribute('open')).toBeNull();
+  expect(await page.locator('.information-container details summary').textContent()).toBe(
+    'Conventions and guides',
+  );
 
   await page.locator('button.authorize').first().click();
   await page.locator('.auth-container input').fill(key);

@@ -43,3 +43,28 @@ it.each([
   const res = await api.send('GET', path);
   expect([res.status, res.json.type]).toEqual([404, '/problems/route-not-found']);
 });
+
+it("shows this service's own origin as the only server, and folds the document's long guide so the operations come first", async () => {
+  const script = await (await fetch(`${api.baseUrl}/docs/init.js`)).text();
+  const origin = new URL(api.baseUrl).origin;
+  // The page's script, run as the browser runs it, with the page's fetch and Swagger UI stood in for.
+  const options = await new Promise<{ spec: any }>((resolve) => {
+    const run = new Function('window', 'fetch', 'SwaggerUIBundle', script);
+    run(
+      { location: { origin } },
+      (url: string) => fetch(new URL(url, origin)),
+      (given: { spec: any }) => resolve(given),
+    );
+  });
+  expect(options.spec.servers).toEqual([{ url: origin, description: 'this service' }]);
+  const { description } = options.spec.info as { description: string };
+  const document = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as {
+    info: { description: string };
+  };
+  const published = document.info.description;
+  const [summary] = published.split('\n\n');
+  expect(description.startsWith(`${summary}\n\n<details><summary>`)).toBe(true);
+  expect(description.trimEnd().endsWith('</details>')).toBe(true);
+  expect(description.split('\n\n').length).toBe(published.split('\n\n').length + 2);
+  expect(JSON.stringify(options.spec.servers)).not.toContain('`');
+});

@@ -117,6 +117,32 @@ describe('metrics', () => {
     expect(text).toMatch(/^db_pool_connections_used \d+/m);
     expect(text).toMatch(/^db_pool_acquires_pending \d+/m);
   });
+
+  it("gives the service's own routes labels of their own, and Node's process metrics", async () => {
+    for (const path of ['/', '/docs', '/metrics', '/healthz', '/openapi.json'])
+      expect((await fetch(`${api.baseUrl}${path}`)).status).toBe(200);
+    await fetch(`${api.baseUrl}/nothing-here`);
+    const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+    for (const route of ['/', '/docs', '/metrics', '/healthz', '/openapi.json'])
+      expect(text).toMatch(
+        new RegExp(
+          `^http_requests_total\\{operation="${route.replace(/\./g, '\\.')}",status="200"\\} [1-9]`,
+          'm',
+        ),
+      );
+    // Only what nothing serves is left without a name.
+    expect(text).toMatch(/^http_requests_total\{operation="none",status="404"\} [1-9]/m);
+    expect(text).not.toMatch(/^http_requests_total\{operation="none",status="200"\}/m);
+    for (const metric of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_gc_duration_seconds_count',
+    ])
+      expect(text).toMatch(new RegExp(`^${metric}(\\{[^}]*\\})? [0-9.e+-]+$`, 'm'));
+  });
 });
 
 /** The name of every header any response of the document has, lower case. */

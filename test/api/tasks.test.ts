@@ -288,6 +288,27 @@ describe('PATCH /v1/tasks/{task_id}', () => {
     expect(read.data).toEqual(task);
   });
 
+  it.each([
+    ['an empty body with a JSON content type', undefined],
+    ['an empty object', '{}'],
+  ])(
+    'says in plain words that %s changes nothing, and which fields it may send',
+    async (_case, body) => {
+      const task = await newTask();
+      const res = await api.send('PATCH', `/v1/tasks/${task.task_id}`, {
+        key,
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(400);
+      const message = 'names no field to change (send one or more of status, title, description)';
+      expect(res.json.detail).toBe(
+        `The request does not match the contract: body (whole) ${message}.`,
+      );
+      expect(res.json.errors).toEqual([{ in: 'body', pointer: '', message }]);
+    },
+  );
+
   it('answers 404 for a task that does not exist', async () => {
     const res = await api.send('PATCH', `/v1/tasks/${missingId}`, json({ status: 'done' }));
     expect(res.status).toBe(404);

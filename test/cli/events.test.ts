@@ -2,7 +2,11 @@
  * `npm run -s events -- listen --forward-to URL` against the real service: every event of 50
  * changes reaches a local receiver once and in order, signed so that `standardwebhooks` verifies
  * it with the secret the listener printed; killed with SIGKILL and started again, it resumes after
- * the last event it forwarded, with the same secret. `trigger TYPE` makes a change of that type.
+ * the last event it forwarded, with the same secret. A receiver that refuses or is down gets
+ * each event again, with the line saying it waits, and no later event before it; a listener
+ * stopped before its first event resumes from where it started; a state file it cannot read
+ * stops it with a message naming the file. `trigger TYPE` makes a change of that type and says
+ * which events it made.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -13,6 +17,7 @@ import readline from 'node:readline';
 import { Webhook } from 'standardwebhooks';
 import { projectRoot } from '../../src/paths';
 import { startTestService, type TestService } from '../support/test-service';
+import { freePort } from '../support/free-port';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'events.js');
@@ -42,12 +47,12 @@ const env = () => ({
 /** Starts a listener; resolves with it and the secret it printed. */
 async function listen(
   extra: string[] = [],
+  { target = `${receiver.origin}/hook`, environment = env() } = {},
 ): Promise<{ child: ChildProcess; secret: string; lines: string[] }> {
-  const child = spawn(
-    process.execPath,
-    [entryPoint, 'listen', '--forward-to', `${receiver.origin}/hook`, ...extra],
-    { env: env(), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawn(process.execPath, [entryPoint, 'listen', '--forward-to', target, ...extra], {
+    env: environment,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   const secret = await new Promise<string>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -119,22 +124,130 @@ it('forwards every event once, in order, verifiable with the printed secret, and
 }, 60_000);
 
 it.each(['project.updated', 'task.updated', 'task.deleted'])(
-  'trigger %s makes a change of that type',
+  'trigger %s makes a change of that type and names each event it made',
   async (type) => {
     const run = await runCli(['trigger', type], env());
     expect(run.status).toBe(0);
-    const { data } = await api
+    const { data, error } = await api
       .client(key)
       .GET('/v1/events', { params: { query: { limit: 200, type: [type as 'task.updated'] } } });
+    expect(error).toBeUndefined();
     const object = data!.data[data!.data.length - 1].data.object as {
       task_id?: string;
       project_id: string;
     };
-    expect(run.stdout.trim()).toBe(
-      `${type}: ${type.startsWith('task') ? `task ${object.task_id}` : `project ${object.project_id}`}`,
+    const project = `project ${object.project_id}`;
+    const task = `task ${object.task_id}`;
+    const made = (event: string, what: string) => `made ${event.padEnd(15)}  ${what}`;
+    expect(run.stdout.trim().split('\n')).toEqual(
+      type.startsWith('task')
+        ? [made('project.created', project), made('task.created', task), made(type, task)]
+        : [made('project.created', project), made(type, project)],
     );
   },
 );
+
+/** Waits until `check` holds, polling; fails after `timeoutMs`. */
+async function until(check: () => boolean, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+it('stopped before its first event and started again with its receiver down, forwards every event in order once the receiver answers', async () => {
+  const port = await freePort();
+  const target = `http://127.0.0.1:${port}/hook`;
+  const environment = { ...env(), TASK_TRACKER_LISTEN_STATE: path.join(folder, 'down.json') };
+  const client = api.client(key);
+  const { data: project } = await client.POST('/v1/projects', { body: { name: 'down' } });
+  const stateFile = () =>
+    fs.existsSync(environment.TASK_TRACKER_LISTEN_STATE)
+      ? (JSON.parse(fs.readFileSync(environment.TASK_TRACKER_LISTEN_STATE, 'utf8')) as {
+          cursors: Record<string, string>;
+        })
+      : undefined;
+  // From now on, with nothing to forward: its position is stored at start.
+  const first = await listen(['--types', 'task.created'], { target, environment });
+  await until(() => Object.keys(stateFile()?.cursors ?? {}).length === 1, 'the stored position');
+  await kill(first.child, 'SIGKILL');
+  const made: string[] = [];
+  const create = async (title: string) => {
+    const { data } = await client.POST('/v1/tasks', {
+      body: { project_id: project!.project_id, title },
+    });
+    made.push(data!.task_id);
+  };
+  for (let i = 0; i < 3; i++) await create(`while stopped ${i}`);
+  // Nothing listens on the target: each forward fails, and the listener waits.
+  const second = await listen(['--types', 'task.created'], { target, environment });
+  try {
+    await until(
+      () =>
+        second.lines.filter((line) => /ECONNREFUSED.*not taken: waiting/.test(line)).length >= 2,
+      'two refused forwards',
+    );
+    for (let i = 0; i < 2; i++) await create(`while down ${i}`);
+    // The receiver comes up refusing with 500 for a while, then takes everything.
+    let refusals = 0;
+    const late = await startReceiver(
+      () => (refusals++ < 2 ? { status: 500 } : { status: 204 }),
+      port,
+    );
+    try {
+      const taken = () => late.received.slice(2);
+      await until(() => taken().length >= 5, 'five events taken', 60_000);
+      const ids = taken().map(
+        (delivery) =>
+          (JSON.parse(delivery.body) as { data: { object: { task_id: string } } }).data.object
+            .task_id,
+      );
+      expect(ids).toEqual(made);
+      // Each refused one was the first event, sent again: nothing later went before it.
+      expect(
+        new Set(late.received.slice(0, 3).map((delivery) => delivery.headers['webhook-id'])).size,
+      ).toBe(1);
+      expect(
+        second.lines.some((line) =>
+          /#\d+\s+500 .*not taken: waiting [\d.]+ s, then sending #\d+ again/.test(line),
+        ),
+      ).toBe(true);
+      await until(
+        () =>
+          second.lines.filter((line) => /task\.created\s+#\d+\s+204\s+\d+ ms$/.test(line))
+            .length === 5,
+        'five lines of 204',
+      );
+    } finally {
+      await late.stop();
+    }
+  } finally {
+    await kill(second.child, 'SIGTERM');
+  }
+}, 120_000);
+
+it('stops with a message naming a state file it cannot read, and leaves the file as it was', async () => {
+  const file = path.join(folder, 'corrupt.json');
+  fs.writeFileSync(file, '{"secret": "whsec_abc", "cursors": {');
+  const run = await runCli(['listen', '--forward-to', `${receiver.origin}/hook`], {
+    ...env(),
+    TASK_TRACKER_LISTEN_STATE: file,
+  });
+  expect(run.status).toBe(1);
+  expect(run.stderr.trim()).toBe(
+    `the listener's state file ${file} is not one it wrote (it holds the signing secret and the positions): fix it, or move it away to start with a new secret`,
+  );
+  expect(fs.readFileSync(file, 'utf8')).toBe('{"secret": "whsec_abc", "cursors": {');
+  const unreadable = await runCli(['listen', '--forward-to', `${receiver.origin}/hook`], {
+    ...env(),
+    TASK_TRACKER_LISTEN_STATE: folder,
+  });
+  expect(unreadable.status).toBe(1);
+  expect(unreadable.stderr.trim()).toMatch(
+    new RegExp(`^cannot read the listener's state file ${folder}: EISDIR`),
+  );
+});
 
 it('says how to use it when a key or a target is missing', async () => {
   const run = await runCli(['listen'], { ...env(), TASK_TRACKER_API_KEY: '' });

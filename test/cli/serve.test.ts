@@ -1,6 +1,6 @@
 /**
- * `npm start` when it cannot serve: a port already in use is one line that names the port and
- * what to set, not a stack trace, and the process exits non-zero.
+ * `npm start` and the sandbox when they cannot serve: a port already in use is one line that
+ * names the port and what to set, not a stack trace, and the process exits non-zero.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,8 +13,8 @@ const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'serve.js');
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-serve-'));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
-function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, [entryPoint], {
+function run(env: Record<string, string>, script = entryPoint) {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -37,6 +37,26 @@ test('a port already in use is one clear line naming PORT', async () => {
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toEqual([
       `cannot listen on 127.0.0.1:${port}: the port is in use (set PORT to another port, or stop what holds it)`,
+    ]);
+  } finally {
+    holder.close();
+  }
+});
+
+test('the sandbox on a port already in use says so in one line', async () => {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as net.AddressInfo;
+  try {
+    const env = { ...process.env, PORT: String(port) } as Record<string, string>;
+    delete env.DATABASE_URL;
+    const { code, stderr } = await run(
+      env,
+      path.join(projectRoot, 'dist', 'src', 'cli', 'sandbox.js'),
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      `sandbox: cannot listen on 127.0.0.1:${port}: the port is in use (set PORT to another port, or stop what holds it)`,
     ]);
   } finally {
     holder.close();

@@ -131,3 +131,43 @@ it('throws CursorExpiredError with the latest cursor for a cursor this feed neve
   expect((error as CursorExpiredError).latestCursor).toBe(head);
   expect((error as CursorExpiredError).problem.status).toBe(410);
 });
+
+it('gives its starting position before the first event: stopped before one, it resumes there and misses nothing', async () => {
+  const project = await client.projects.create({ name: 'position first' });
+  let stored: string | undefined;
+  const stop = new AbortController();
+  const started = new Promise<void>((resolve) => {
+    void (async () => {
+      for await (const event of client.events.follow({
+        from: 'latest',
+        projectId: project.project_id,
+        types: ['task.created'],
+        waitSeconds: 1,
+        signal: stop.signal,
+        onStart: (cursor) => {
+          stored = cursor;
+          resolve();
+        },
+      }))
+        throw new Error(`no event was expected, got #${event.sequence}`);
+    })();
+  });
+  await started;
+  stop.abort();
+  // Changes made while no follower runs are where the stored position resumes.
+  const task = await client.tasks.create({ project_id: project.project_id, title: 'meanwhile' });
+  const resumed = await take(
+    { from: stored, projectId: project.project_id, types: ['task.created'] },
+    1,
+  );
+  expect(
+    resumed.map((event) => [event.type, (event.data.object as { task_id?: string }).task_id]),
+  ).toEqual([['task.created', task.task_id]]);
+  // From a stored cursor, the start is that cursor.
+  let again: string | undefined;
+  await take(
+    { from: stored, projectId: project.project_id, onStart: (cursor) => void (again = cursor) },
+    1,
+  );
+  expect(again).toBe(stored);
+});

@@ -1,14 +1,18 @@
 /**
  * The client kit as a client team gets it: `npm pack` makes a tarball that installs into an empty
  * folder (its dependencies from npm's cache) and works from CommonJS, from ESM and from tsc with
- * its .d.ts; publint and arethetypeswrong find nothing wrong with it; its version is the document's.
+ * its .d.ts; publint and arethetypeswrong find nothing wrong with it; its version is the document's;
+ * it ships its README and examples. A program using it against the real service feeds `ifMatch`
+ * with what get, create and update returned, and a stale one is a typed precondition-failed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { openapiDocumentPath, projectRoot } from '../../src/paths';
+import { startTestService } from '../support/test-service';
 
 const packageDir = path.join(projectRoot, 'clients', 'typescript');
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-client-package-'));
@@ -34,6 +38,55 @@ it("carries the document's version", () => {
   expect(JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version).toBe(
     document.info.version,
   );
+});
+
+it('ships its README and its examples, and the tarball is ignored by git', () => {
+  const installed = path.join(app, 'node_modules', '@task-tracker', 'client');
+  expect(fs.readFileSync(path.join(installed, 'README.md'), 'utf8')).toMatch(
+    /^# @task-tracker\/client/,
+  );
+  expect(fs.readdirSync(path.join(installed, 'examples')).sort()).toEqual(
+    fs.readdirSync(path.join(packageDir, 'examples')).sort(),
+  );
+  const packedHere = path.join(packageDir, path.basename(tarball));
+  expect(run('git', ['check-ignore', packedHere], projectRoot).trim()).toBe(packedHere);
+});
+
+it('makes conditional changes from what it returned, and a stale one is a typed precondition-failed', async () => {
+  const api = await startTestService();
+  try {
+    fs.writeFileSync(
+      path.join(app, 'conditional.mjs'),
+      `import { createClient, etagOf, isProblem } from '@task-tracker/client';
+const tt = createClient({ baseUrl: process.env.URL, apiKey: process.env.KEY });
+const said = [];
+const project = await tt.projects.create({ name: 'packed' });
+const created = await tt.tasks.create({ project_id: project.project_id, title: 'one' });
+const updated = await tt.tasks.update(created.task_id, { status: 'in_progress' }, { ifMatch: created });
+const read = await tt.tasks.get(created.task_id);
+said.push(etagOf(read) === etagOf(updated));
+const again = await tt.tasks.update(created.task_id, { status: 'done' }, { ifMatch: read });
+said.push(again.status);
+try {
+  await tt.tasks.update(created.task_id, { status: 'pending' }, { ifMatch: updated });
+} catch (error) {
+  said.push(isProblem(error, 'precondition-failed') && error.status);
+}
+await tt.projects.update(project.project_id, { name: 'renamed' }, { ifMatch: project });
+said.push(await tt.projects.update(project.project_id, { name: 'stale' }, { ifMatch: project }).catch((error) => error.type));
+console.log(JSON.stringify(said));
+`,
+    );
+    // Run without blocking this process, which serves the API the program calls.
+    const { stdout } = await promisify(execFile)(process.execPath, ['conditional.mjs'], {
+      cwd: app,
+      env: { ...process.env, URL: api.baseUrl, KEY: await api.createKey('packed') },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(stdout)).toEqual([true, 'done', 412, 'precondition-failed']);
+  } finally {
+    await api.stop();
+  }
 });
 
 const usage = (load: string) => `${load}
@@ -81,6 +134,14 @@ export async function use(headers: Record<string, string | string[] | undefined>
   }
   // @ts-expect-error: 'finished' is no task status
   await client.tasks.update('t', { status: 'finished' });
+  const held = await client.tasks.get('t');
+  const same: typeof held = await client.tasks.get('t', { ifNoneMatch: held });
+  const perhaps = await client.tasks.get('t', { ifNoneMatch: '"1"' });
+  // @ts-expect-error: with an ETag string, an unchanged task answers undefined
+  perhaps.title;
+  const outcome: 'deleted' | 'deleted or already absent' = await client.tasks.delete('t', { ifMatch: same });
+  const { response } = await client.tasks.update('t', { status: 'done' }, { ifMatch: held }).withResponse();
+  if (response.status === 200) return outcome;
   return '';
 }
 `,

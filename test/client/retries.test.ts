@@ -1,10 +1,17 @@
 /**
  * The client kit's retries against the real service, behind a proxy that loses answers after the
  * service has handled the request: a create retried with its one Idempotency-Key makes one task
- * and returns the first answer; a DELETE whose answer was lost reports the deletion; a PATCH
- * without If-Match is never sent twice; a refusal's Retry-After is waited for.
+ * and returns the first answer; a DELETE whose answer was lost and whose retry finds nothing says
+ * "deleted or already absent", never a deletion it cannot know of; a PATCH without If-Match is
+ * never sent twice, and one with it whose retry is refused is told as what the resource shows (the
+ * change made, or the first attempt's outcome unknown); a refusal's Retry-After is waited for.
  */
-import { createClient, isProblem, ProblemError } from '../../clients/typescript/src';
+import {
+  AnswerLostError,
+  createClient,
+  isProblem,
+  ProblemError,
+} from '../../clients/typescript/src';
 import { startAnswerLosingProxy, type AnswerLosingProxy } from '../support/answer-losing-proxy';
 import { startTestService, type TestService } from '../support/test-service';
 
@@ -67,49 +74,95 @@ it("keeps the caller's own Idempotency-Key on every attempt", async () => {
   ).toHaveLength(3);
 });
 
-it('reports a DELETE whose answer was lost as done when the retry finds it gone', async () => {
+it('says "deleted or already absent" when the retry of a DELETE whose answer was lost finds nothing', async () => {
   const task = await kit().tasks.create({ project_id: projectId, title: 'to delete' });
   let lost = false;
   proxy.interfere((request) =>
     request.method === 'DELETE' && !lost ? ((lost = true), 'lose') : undefined,
   );
-  await expect(kit().tasks.delete(task.task_id)).resolves.toBeUndefined();
+  await expect(kit().tasks.delete(task.task_id)).resolves.toBe('deleted or already absent');
   expect(
     proxy.seen.filter(
       (request) => request.method === 'DELETE' && request.path === `/v1/tasks/${task.task_id}`,
     ),
   ).toHaveLength(2);
-  // Without a lost answer first, a 404 stays a 404.
+  await expect(kit().tasks.get(task.task_id)).rejects.toMatchObject({ type: 'not-found' });
+  // An id that never existed, its first answer (404) lost: not reported as deleted either.
+  lost = false;
+  await expect(kit().tasks.delete('0193a000-0000-7000-8000-00000000dead')).resolves.toBe(
+    'deleted or already absent',
+  );
+  // Without a lost answer first, a 404 stays a 404, and a deletion answered is 'deleted'.
   await expect(kit().tasks.delete(task.task_id)).rejects.toThrow(ProblemError);
+  const other = await kit().tasks.create({ project_id: projectId, title: 'deleted plainly' });
+  await expect(kit().tasks.delete(other.task_id)).resolves.toBe('deleted');
 });
 
-it('never sends a PATCH twice without If-Match, and retries one with it', async () => {
+it('never sends a PATCH twice without If-Match', async () => {
   const task = await kit().tasks.create({ project_id: projectId, title: 'to change' });
   const patches = () => proxy.seen.filter((request) => request.method === 'PATCH').length;
   proxy.interfere((request) => (request.method === 'PATCH' ? 'lose' : undefined));
   const before = patches();
-  await expect(kit().tasks.update(task.task_id, { status: 'done' })).rejects.toThrow();
+  const lost = await kit()
+    .tasks.update(task.task_id, { status: 'done' })
+    .catch((error: unknown) => error);
   expect(patches() - before).toBe(1);
+  expect(lost).toBeInstanceOf(AnswerLostError);
+  expect((lost as AnswerLostError).message).toMatch(
+    new RegExp(
+      `^The answer to PATCH /v1/tasks/${task.task_id} was lost \\(.+\\): whether the service made the change is unknown\\. Read the resource to see; a change sent with ifMatch is retried safely\\.$`,
+    ),
+  );
+  // It was made, as the message allows.
+  expect((await kit().tasks.get(task.task_id)).status).toBe('done');
+});
 
-  const current = await api
-    .client(key)
-    .GET('/v1/tasks/{task_id}', { params: { path: { task_id: task.task_id } } });
+it('reports a PATCH with If-Match whose answer was lost as made when its retry meets 412 and the task is as asked', async () => {
+  const client = kit();
+  const task = await client.tasks.create({ project_id: projectId, title: 'to change' });
+  const patches = () => proxy.seen.filter((request) => request.method === 'PATCH').length;
   let lost = false;
   proxy.interfere((request) =>
     request.method === 'PATCH' && !lost ? ((lost = true), 'lose') : undefined,
   );
-  const second = patches();
-  // The lost PATCH was made: its retry with the old ETag is refused, which says so.
-  const retried = await kit()
-    .tasks.update(
-      task.task_id,
-      { status: 'in_progress' },
-      { ifMatch: current.response.headers.get('etag')! },
-    )
+  const before = patches();
+  const { data: updated, response } = await client.tasks
+    .update(task.task_id, { status: 'in_progress', description: null }, { ifMatch: task })
+    .withResponse();
+  expect(patches() - before).toBe(2);
+  expect(response.headers.get('task-tracker-client-outcome')).toBe('already-applied');
+  expect(updated).toMatchObject({ task_id: task.task_id, status: 'in_progress' });
+  // What it answered carries the current ETag: a next change conditional on it goes through.
+  await expect(
+    client.tasks.update(task.task_id, { status: 'done' }, { ifMatch: updated }),
+  ).resolves.toMatchObject({ status: 'done' });
+});
+
+it("says the first attempt's outcome is unknown when the retried PATCH meets 412 and the task is not as asked", async () => {
+  const client = kit();
+  const task = await client.tasks.create({ project_id: projectId, title: 'contended' });
+  // Someone else changes it first: the kit's change (with the old ETag) is refused, and its answer lost.
+  await client.tasks.update(task.task_id, { status: 'done' });
+  let lost = false;
+  proxy.interfere((request) =>
+    request.method === 'PATCH' && !lost ? ((lost = true), 'lose') : undefined,
+  );
+  const refused = await client.tasks
+    .update(task.task_id, { status: 'in_progress' }, { ifMatch: task })
     .catch((error: unknown) => error);
-  expect(patches() - second).toBe(2);
-  expect(isProblem(retried, 'precondition-failed')).toBe(true);
-  expect((await kit().tasks.get(task.task_id)).status).toBe('in_progress');
+  expect(isProblem(refused, 'precondition-failed')).toBe(true);
+  const problem = refused as ProblemError;
+  expect(problem.status).toBe(412);
+  expect(problem.detail).toMatch(/first attempt's answer was lost, so its outcome is unknown/);
+  expect(problem.problem.outcome_unknown).toBe(true);
+  expect((await client.tasks.get(task.task_id)).status).toBe('done');
+  // A 412 met without a lost answer first is the service's own, as it was.
+  const plain = await client.tasks
+    .update(task.task_id, { status: 'in_progress' }, { ifMatch: task })
+    .catch((error: unknown) => error);
+  expect((plain as ProblemError).detail).toBe(
+    'The task has changed since the ETag you sent; read it again and retry.',
+  );
 });
 
 it("waits for a 429's Retry-After, then succeeds", async () => {

@@ -36,6 +36,8 @@ export interface WebhookReceiver {
 
 export async function startReceiver(
   responder: Responder = () => ({ status: 204 }),
+  /** A port of the test's choosing (one a client was already told of); any free one by default. */
+  port = 0,
 ): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -85,10 +87,10 @@ export async function startReceiver(
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin,
     received,
     concurrent: () => ({ now, most }),
     respond(responder) {

@@ -72,7 +72,16 @@ export async function runSyncWorker(
         (await client.events.page({ from: 'latest' })).next_cursor,
       );
     try {
-      for await (const event of client.events.follow({ from: mirror.cursor, signal })) {
+      const following = client.events.follow({
+        from: mirror.cursor,
+        signal,
+        // Persist first: the position is stored before any event is handled, so a worker stopped
+        // before its first event resumes here (with `from: 'latest'`, the head when it started).
+        onStart: (cursor) => {
+          mirror.cursor = cursor;
+        },
+      });
+      for await (const event of following) {
         apply(mirror, event);
         mirror.cursor = event.cursor;
       }

@@ -7,8 +7,9 @@ import createFetchClient, { type Client } from 'openapi-fetch';
 import type { paths, components } from './api';
 import { follow, type FollowOptions, type FollowedEvent } from './follow';
 import { paginate, type Paginator } from './paging';
+import { conditionValue, rememberETag, type ETagOrObject } from './etags';
 import { problemFrom } from './problems';
-import { defaultRetryPolicy, retryingFetch, type RetryPolicy } from './retry';
+import { defaultRetryPolicy, outcomeHeader, retryingFetch, type RetryPolicy } from './retry';
 import type { Project, Task, TypedEvent, WebhookDelivery, WebhookEndpoint } from './types';
 
 type Schemas = components['schemas'];
@@ -36,9 +37,35 @@ export interface ClientOptions {
 export interface CreateOptions {
   idempotencyKey?: string;
 }
-/** Options of a change: the ETag the change must find (412 otherwise); with it, a lost answer is retried. */
+/**
+ * Options of a change: the ETag the change must find (412 otherwise), or the project or task the
+ * kit returned, which stands for the ETag it came with; with it, a lost answer is retried.
+ */
 export interface ChangeOptions {
-  ifMatch?: string;
+  ifMatch?: ETagOrObject;
+}
+/**
+ * Options of a read: with the ETag of a copy you hold (or the copy itself, as the kit returned
+ * it), an unchanged resource is not sent again: the call answers that copy, or undefined for an ETag.
+ */
+export interface ReadOptions<T> {
+  ifNoneMatch?: string | T;
+}
+/** A read of one resource; with `ifNoneMatch` as a string, undefined means "unchanged". */
+export interface Read<T> {
+  (id: string, options?: { ifNoneMatch?: T }): KitPromise<T>;
+  (id: string, options: { ifNoneMatch: string | T }): KitPromise<T | undefined>;
+}
+
+/**
+ * What a delete did: `'deleted'`, or, when its first answer was lost and the retry found nothing,
+ * `'deleted or already absent'` (the lost attempt deleted it, or it never existed).
+ */
+export type DeleteOutcome = 'deleted' | 'deleted or already absent';
+
+/** A call's answer: awaited, its data; `.withResponse()`, the data and the raw Response. */
+export interface KitPromise<T> extends Promise<T> {
+  withResponse(): Promise<{ data: T; response: Response }>;
 }
 
 /** Every path of the document (GET, POST, … as openapi-fetch gives them), and the resources' methods. */
@@ -62,27 +89,68 @@ export function createClient(options: ClientOptions): TaskTrackerClient {
 
 /** The resources' methods, over the typed paths. */
 function resourcesOf(api: Client<paths>) {
-  /** The data of a successful answer, or the answer's problem thrown. */
-  async function data<T>(
+  /**
+   * The data of a successful answer (a project's or task's ETag remembered with it), or the
+   * answer's problem thrown; `unchanged` answers a 304.
+   */
+  function answer<T>(
     call: Promise<{ data?: T; error?: unknown; response: Response }>,
-  ): Promise<T> {
-    const { data, error, response } = await call;
-    if (!response.ok) throw problemFrom(response, error);
-    return data as T;
+    unchanged?: () => T,
+  ): KitPromise<T> {
+    const settled = call.then(({ data, error, response }) => {
+      if (response.status === 304 && unchanged) return { data: unchanged(), response };
+      if (!response.ok) throw problemFrom(response, error);
+      rememberETag(data, response);
+      return { data: data as T, response };
+    });
+    const promise = settled.then(({ data }) => data) as KitPromise<T>;
+    // A caller who takes only withResponse() handles the rejection there.
+    promise.catch(() => {});
+    promise.withResponse = () => settled;
+    return promise;
   }
+  const deleted = (call: Promise<{ response: Response; error?: unknown }>) =>
+    answer<DeleteOutcome>(
+      call.then((result) => ({
+        ...result,
+        data:
+          result.response.headers.get(outcomeHeader) === 'deleted-or-already-absent'
+            ? 'deleted or already absent'
+            : 'deleted',
+      })),
+    );
   const created = (o?: CreateOptions) =>
     o?.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : {};
-  const conditional = (o?: ChangeOptions) => (o?.ifMatch ? { 'If-Match': o.ifMatch } : {});
+  const conditional = (o?: ChangeOptions) =>
+    o?.ifMatch !== undefined ? { 'If-Match': conditionValue(o.ifMatch, 'ifMatch') } : {};
+  /** A read of one resource, conditional on a copy held when asked. */
+  function read<T>(
+    get: (
+      headers: Record<string, string>,
+      id: string,
+    ) => Promise<{ data?: T; error?: unknown; response: Response }>,
+  ): Read<T> {
+    return ((id: string, o?: ReadOptions<T>) => {
+      const held = o?.ifNoneMatch;
+      if (held === undefined) return answer<T>(get({}, id));
+      const headers = { 'If-None-Match': conditionValue(held as ETagOrObject, 'ifNoneMatch') };
+      return answer<T | undefined>(get(headers, id), () =>
+        typeof held === 'string' ? undefined : held,
+      );
+    }) as Read<T>;
+  }
 
   const projects = {
     create: (body: Schemas['ProjectCreate'], o?: CreateOptions) =>
-      data<Project>(api.POST('/v1/projects', { body, headers: created(o) })),
-    get: (projectId: string) =>
-      data<Project>(
-        api.GET('/v1/projects/{project_id}', { params: { path: { project_id: projectId } } }),
-      ),
+      answer<Project>(api.POST('/v1/projects', { body, headers: created(o) })),
+    get: read<Project>((headers, projectId) =>
+      api.GET('/v1/projects/{project_id}', {
+        params: { path: { project_id: projectId } },
+        headers,
+      }),
+    ),
     update: (projectId: string, body: Schemas['ProjectUpdate'], o?: ChangeOptions) =>
-      data<Project>(
+      answer<Project>(
         api.PATCH('/v1/projects/{project_id}', {
           params: { path: { project_id: projectId } },
           body,
@@ -90,7 +158,7 @@ function resourcesOf(api: Client<paths>) {
         }),
       ),
     delete: (projectId: string, o?: ChangeOptions) =>
-      data<void>(
+      deleted(
         api.DELETE('/v1/projects/{project_id}', {
           params: { path: { project_id: projectId } },
           headers: conditional(o),
@@ -98,17 +166,18 @@ function resourcesOf(api: Client<paths>) {
       ),
     list: (query: Omit<Query<'/v1/projects'>, 'cursor'> = {}): Paginator<Project> =>
       paginate((cursor) =>
-        data(api.GET('/v1/projects', { params: { query: { ...query, cursor } } })),
+        answer(api.GET('/v1/projects', { params: { query: { ...query, cursor } } })),
       ),
   };
 
   const tasks = {
     create: (body: Schemas['TaskCreate'], o?: CreateOptions) =>
-      data<Task>(api.POST('/v1/tasks', { body, headers: created(o) })),
-    get: (taskId: string) =>
-      data<Task>(api.GET('/v1/tasks/{task_id}', { params: { path: { task_id: taskId } } })),
+      answer<Task>(api.POST('/v1/tasks', { body, headers: created(o) })),
+    get: read<Task>((headers, taskId) =>
+      api.GET('/v1/tasks/{task_id}', { params: { path: { task_id: taskId } }, headers }),
+    ),
     update: (taskId: string, body: Schemas['TaskUpdate'], o?: ChangeOptions) =>
-      data<Task>(
+      answer<Task>(
         api.PATCH('/v1/tasks/{task_id}', {
           params: { path: { task_id: taskId } },
           body,
@@ -116,7 +185,7 @@ function resourcesOf(api: Client<paths>) {
         }),
       ),
     delete: (taskId: string, o?: ChangeOptions) =>
-      data<void>(
+      deleted(
         api.DELETE('/v1/tasks/{task_id}', {
           params: { path: { task_id: taskId } },
           headers: conditional(o),
@@ -127,7 +196,7 @@ function resourcesOf(api: Client<paths>) {
       query: Omit<Query<'/v1/projects/{project_id}/tasks'>, 'cursor'> = {},
     ): Paginator<Task> =>
       paginate((cursor) =>
-        data(
+        answer(
           api.GET('/v1/projects/{project_id}/tasks', {
             params: { path: { project_id: projectId }, query: { ...query, cursor } },
           }),
@@ -136,7 +205,7 @@ function resourcesOf(api: Client<paths>) {
   };
 
   const readFeedPage = (query: Query<'/v1/events'>, signal?: AbortSignal) =>
-    data(api.GET('/v1/events', { params: { query }, signal })) as Promise<{
+    answer(api.GET('/v1/events', { params: { query }, signal })) as Promise<{
       data: TypedEvent[];
       next_cursor: string;
       has_more: boolean;
@@ -153,32 +222,32 @@ function resourcesOf(api: Client<paths>) {
   const webhookEndpoints = {
     /** The answer carries the endpoint's secret, shown only here and on rotation. */
     create: (body: Schemas['WebhookEndpointCreate'], o?: CreateOptions) =>
-      data<Schemas['WebhookEndpointWithSecret']>(
+      answer<Schemas['WebhookEndpointWithSecret']>(
         api.POST('/v1/webhook-endpoints', { body, headers: created(o) }),
       ),
     get: (id: string) =>
-      data<WebhookEndpoint>(
+      answer<WebhookEndpoint>(
         api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id) }),
       ),
     update: (id: string, body: Schemas['WebhookEndpointUpdate']) =>
-      data<WebhookEndpoint>(
+      answer<WebhookEndpoint>(
         api.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', {
           params: endpointPath(id),
           body,
         }),
       ),
     delete: (id: string) =>
-      data<void>(
+      deleted(
         api.DELETE('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id) }),
       ),
     list: (
       query: Omit<Query<'/v1/webhook-endpoints'>, 'cursor'> = {},
     ): Paginator<WebhookEndpoint> =>
       paginate((cursor) =>
-        data(api.GET('/v1/webhook-endpoints', { params: { query: { ...query, cursor } } })),
+        answer(api.GET('/v1/webhook-endpoints', { params: { query: { ...query, cursor } } })),
       ),
     rotateSecret: (id: string) =>
-      data(
+      answer(
         api.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret', {
           params: endpointPath(id),
         }),
@@ -188,14 +257,14 @@ function resourcesOf(api: Client<paths>) {
       query: Omit<Query<'/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries'>, 'cursor'> = {},
     ): Paginator<WebhookDelivery> =>
       paginate((cursor) =>
-        data(
+        answer(
           api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
             params: { ...endpointPath(id), query: { ...query, cursor } },
           }),
         ),
       ),
     redeliver: (id: string, eventId: string) =>
-      data<WebhookDelivery>(
+      answer<WebhookDelivery>(
         api.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
           params: endpointPath(id),
           body: { event_id: eventId },

@@ -21,6 +21,12 @@ export interface FollowOptions {
   waitSeconds?: number;
   /** Events per page (1–200; default 200). */
   limit?: number;
+  /**
+   * Called once, before the first event, with the cursor where this follower starts (for
+   * `'latest'`, the feed's head when it started); awaited. Store it first: a follower stopped
+   * before its first event then resumes from there, and misses nothing that happened meanwhile.
+   */
+  onStart?: (cursor: string) => void | Promise<void>;
 }
 
 /** An event, and the cursor that resumes the feed right after it. */
@@ -77,6 +83,7 @@ export async function* follow(
   let lastYielded = 0;
   let hasMore = true;
   let failures = 0;
+  let started = false;
   while (!signal?.aborted) {
     let page: Awaited<ReturnType<FeedPageReader>>;
     try {
@@ -99,6 +106,13 @@ export async function* follow(
     }
     failures = 0;
     latestFirst = false;
+    if (!started) {
+      started = true;
+      const start =
+        cursor ??
+        (page.data.length > 0 ? cursorAfter(page.data[0].sequence - 1) : page.next_cursor);
+      await options.onStart?.(start);
+    }
     for (const event of page.data) {
       // A page read again (from an older cursor) yields nothing already yielded.
       if (event.sequence <= lastYielded) continue;

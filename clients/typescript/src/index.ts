@@ -4,8 +4,14 @@ export {
   type ClientOptions,
   type CreateOptions,
   type ChangeOptions,
+  type DeleteOutcome,
+  type KitPromise,
+  type Read,
+  type ReadOptions,
   type TaskTrackerClient,
 } from './client';
+export { etagOf, type ETagOrObject } from './etags';
+export { AnswerLostError } from './retry';
 export {
   ProblemError,
   isProblem,

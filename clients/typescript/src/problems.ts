@@ -16,6 +16,7 @@ export const problemTypes = [
   'route-not-found',
   'method-not-allowed',
   'cursor-expired',
+  'endpoint-disabled',
   'request-timeout',
   'idempotency-in-progress',
   'precondition-failed',

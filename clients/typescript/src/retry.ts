@@ -5,9 +5,15 @@
  *   Idempotency-Key still runs) is retried for any request;
  * - a lost answer (a network error or a timeout) and 503 (the change may or may not have been
  *   made) are retried only for reads, for POSTs that carry an Idempotency-Key (the service replays
- *   the first answer), for a PATCH or DELETE with If-Match, and for a DELETE (deleting twice
- *   deletes once: a retry that finds 404 after a lost answer reports the deletion).
+ *   the first answer), for a PATCH or DELETE with If-Match, and for a DELETE.
  * Every POST that takes an Idempotency-Key gets one for the call, reused on every attempt.
+ * After a lost answer a retry's refusal may be the first attempt's own doing, so it is told as
+ * what is known (the outcome in the `Task-Tracker-Client-Outcome` header of the answer returned):
+ * - a DELETE whose retry finds 404 answers 204, `deleted-or-already-absent`: the lost attempt
+ *   deleted it, or there was nothing to delete;
+ * - a PATCH whose retry meets 412 reads the resource: when it already is what the change asked
+ *   for, that read is answered as the change's 200 (`already-applied`); otherwise a 412 whose
+ *   detail says the first attempt's outcome is unknown (`unknown`).
  */
 
 export interface RetryPolicy {
@@ -56,6 +62,7 @@ export function requestKind(request: Request): {
   keyedCreate: boolean;
   survivesLostAnswer: boolean;
   isDelete: boolean;
+  isPatch: boolean;
 } {
   const path = new URL(request.url).pathname;
   const keyedCreate = request.method === 'POST' && keyedCreatePaths.includes(path);
@@ -66,7 +73,12 @@ export function requestKind(request: Request): {
     keyedCreate ||
     request.method === 'DELETE' ||
     (request.method === 'PATCH' && conditional);
-  return { keyedCreate, survivesLostAnswer, isDelete: request.method === 'DELETE' };
+  return {
+    keyedCreate,
+    survivesLostAnswer,
+    isDelete: request.method === 'DELETE',
+    isPatch: request.method === 'PATCH',
+  };
 }
 
 /** The seconds a feed request may be held by the service (`wait`), which its timeout adds. */
@@ -100,6 +112,117 @@ async function problemType(response: Response): Promise<string | undefined> {
   }
 }
 
+/**
+ * A request whose answer never came (a network failure or a timeout) and that the kit does not
+ * send again: the service may or may not have handled it, and the message says so.
+ */
+export class AnswerLostError extends Error {
+  override readonly name = 'AnswerLostError';
+  /** Whether the service handled the request is not known. */
+  readonly outcomeUnknown = true;
+  constructor(request: Request, cause: unknown, retried: boolean) {
+    const { pathname } = new URL(request.url);
+    const why =
+      cause instanceof Error
+        ? (cause.cause instanceof Error ? cause.cause : cause).message
+        : String(cause);
+    super(
+      request.method === 'GET' || request.method === 'HEAD'
+        ? `No answer to ${request.method} ${pathname} (${why})${retried ? ' after every retry' : ''}.`
+        : `The answer to ${request.method} ${pathname} was lost (${why})${retried ? ' on every retry' : ''}: whether the service made the change is unknown. ${
+            request.method === 'PATCH' && !retried
+              ? 'Read the resource to see; a change sent with ifMatch is retried safely.'
+              : 'Read the resource to see.'
+          }`,
+      { cause },
+    );
+  }
+}
+
+/** The header of an answer the kit made from what it found after a lost answer (see above). */
+export const outcomeHeader = 'task-tracker-client-outcome';
+
+/** Whether `current` holds every member of `patch` with the same value (JSON equality). */
+export function holdsPatch(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): boolean {
+  const same = (a: unknown, b: unknown): boolean => {
+    if (a === b) return true;
+    if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return [...keys].every((key) =>
+      same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+    );
+  };
+  return Object.entries(patch).every(([key, value]) => same(current[key], value));
+}
+
+/**
+ * The answer to a PATCH whose retry met 412 after a lost answer: the resource read again, as the
+ * change's answer when it holds the change, else a 412 saying the outcome is unknown.
+ */
+async function afterRefusedRetry(
+  request: Request,
+  refusal: Response,
+  fetchImpl: (request: Request) => Promise<Response>,
+  timeoutMs: number,
+): Promise<Response> {
+  let patch: Record<string, unknown>;
+  try {
+    patch = (await request.clone().json()) as Record<string, unknown>;
+  } catch {
+    return refusal;
+  }
+  const headers = new Headers(request.headers);
+  for (const name of ['if-match', 'content-type', 'content-length', 'idempotency-key'])
+    headers.delete(name);
+  let current: Response | undefined;
+  try {
+    current = await fetchImpl(
+      new Request(request.url, {
+        method: 'GET',
+        headers,
+        signal: request.signal
+          ? AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
+      }),
+    );
+  } catch {
+    current = undefined;
+  }
+  if (current?.ok) {
+    const body = await current
+      .clone()
+      .json()
+      .catch(() => undefined);
+    if (body && typeof body === 'object' && holdsPatch(body as Record<string, unknown>, patch)) {
+      await refusal.body?.cancel().catch(() => {});
+      const answered = new Headers(current.headers);
+      answered.set(outcomeHeader, 'already-applied');
+      return new Response(current.body, { status: 200, headers: answered });
+    }
+  }
+  await current?.body?.cancel().catch(() => {});
+  const problem = (await refusal.json().catch(() => ({}))) as Record<string, unknown>;
+  const answered = new Headers(refusal.headers);
+  answered.set(outcomeHeader, 'unknown');
+  answered.delete('content-length');
+  return new Response(
+    JSON.stringify({
+      type: '/problems/precondition-failed',
+      title: 'Precondition failed',
+      status: 412,
+      ...problem,
+      detail:
+        "The first attempt's answer was lost, so its outcome is unknown: its retry found the resource changed since the ETag you sent, and not as this change asks. Read it again and decide whether to change it.",
+      outcome_unknown: true,
+    }),
+    { status: 412, headers: answered },
+  );
+}
+
 export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID();
 }
@@ -126,14 +249,22 @@ export function retryingFetch(
         response = await fetchImpl(attempt);
       } catch (error) {
         // The caller's own abort ends the call; a timeout or a network error is a lost answer.
-        if (original.signal?.aborted || !kind.survivesLostAnswer || retry >= policy.maxRetries)
-          throw error;
+        if (original.signal?.aborted) throw error;
+        if (!kind.survivesLostAnswer || retry >= policy.maxRetries)
+          throw new AnswerLostError(original, error, kind.survivesLostAnswer);
         answerLost = true;
         await sleep(backoffMs(retry, policy), original.signal);
         continue;
       }
-      if (kind.isDelete && answerLost && response.status === 404)
-        return new Response(null, { status: 204, headers: response.headers });
+      if (kind.isDelete && answerLost && response.status === 404) {
+        await response.body?.cancel().catch(() => {});
+        const headers = new Headers(response.headers);
+        for (const name of ['content-type', 'content-length']) headers.delete(name);
+        headers.set(outcomeHeader, 'deleted-or-already-absent');
+        return new Response(null, { status: 204, headers });
+      }
+      if (kind.isPatch && answerLost && response.status === 412)
+        return afterRefusedRetry(request, response, fetchImpl, policy.timeoutMs);
       const refusedUnseen =
         response.status === 429 ||
         (response.status === 409 &&
