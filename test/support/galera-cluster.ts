@@ -340,6 +340,11 @@ export class GaleraNode {
     await killGroup(this.child);
   }
 
+  /** SIGTERM, as `systemctl stop mariadb` does: the node leaves the cluster and shuts down cleanly. */
+  async stop(): Promise<void> {
+    await killGroup(this.child, 'SIGTERM');
+  }
+
   get running(): boolean {
     return (
       this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null

@@ -33,6 +33,8 @@ export interface KeyedCreate {
   key: string;
   /** The task id of a 201, when the service acknowledged it. */
   acknowledged?: string;
+  /** When the 201 arrived (ms since the epoch). */
+  acknowledgedAt?: number;
 }
 
 function createTask(url: string, apiKey: string, projectId: string, idempotencyKey: string) {
@@ -53,7 +55,7 @@ function createTask(url: string, apiKey: string, projectId: string, idempotencyK
  * as sent, its outcome unknown.
  */
 export function startKeyedCreates(
-  url: string | ((writer: number) => string),
+  url: string,
   apiKey: string,
   projectId: string,
   writers: number,
@@ -67,16 +69,13 @@ export function startKeyedCreates(
       const create: KeyedCreate = { key: `${prefix}-${w}-${i}` };
       creates.push(create);
       try {
-        const response = await createTask(
-          typeof url === 'string' ? url : url(w),
-          apiKey,
-          projectId,
-          create.key,
-        );
+        const response = await createTask(url, apiKey, projectId, create.key);
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const body = (await response.json()) as { task_id?: string };
-        if (response.status === 201) create.acknowledged = body.task_id;
-        else await new Promise((resolve) => setTimeout(resolve, 50));
+        if (response.status === 201) {
+          create.acknowledged = body.task_id;
+          create.acknowledgedAt = Date.now();
+        } else await new Promise((resolve) => setTimeout(resolve, 50));
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
