@@ -353,8 +353,14 @@ it('restarts every node in turn by the rolling runbook: out of HAProxy, stopped,
   console.log(
     `rolling restart: longest pause between acknowledgements ${pauses.join('; ')}; ${JSON.stringify(Object.fromEntries(load.statuses))}; causes ${JSON.stringify(causes)}`,
   );
-  // A transaction whose session HAProxy cut before its COMMIT runs again on another node; the
-  // stop and the join pause commits for less than a statement may wait: no request fails.
-  expect(Object.fromEntries(load.statuses)).toEqual({ 201: load.statuses.get(201) });
+  // A transaction whose session was closed before its COMMIT runs again on another node, a read
+  // goes once more, and the stop and the join pause commits for less than a statement may wait:
+  // no request fails for them. A session closed under its COMMIT is still a 503 (its outcome
+  // unknown; the keys sent again below settle it): 0 to 3 in a run, of about 2,000 creates.
+  expect([...load.statuses.keys()].filter((status) => status !== 201 && status !== 503)).toEqual(
+    [],
+  );
+  expect(Object.keys(causes).filter((cause) => !cause.includes(': COMMIT - '))).toEqual([]);
+  expect(load.statuses.get(503) ?? 0).toBeLessThanOrEqual(2 * cluster.nodes.length);
   await expectNothingLost('rolling', load.creates);
 }, 600_000);
