@@ -27,7 +27,7 @@ import {
   startKeyedCreates,
   type KeyedCreate,
 } from '../support/keyed-creates';
-import { serveProcess, type ServiceProcess } from '../support/service-process';
+import { serveProcess, stopGracefully, type ServiceProcess } from '../support/service-process';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -82,14 +82,7 @@ afterAll(async () => {
       process.kill(-balancer.pid, 'SIGKILL');
       await exited;
     }
-    await Promise.all(
-      instances.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(instances.map(({ child }) => stopGracefully(child)));
   } finally {
     await cluster?.destroy();
   }
