@@ -113,6 +113,19 @@ export function isConnectionLost(error: unknown): boolean {
   );
 }
 
+/**
+ * A read whose connection was lost goes once more, on another connection: a connection closed
+ * while idle in the pool (a node taken out of rotation) fails the next statement sent on it.
+ */
+export async function readingAgainIfLost<T>(read: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isConnectionLost(error)) throw error;
+    return read();
+  }
+}
+
 export function isWriteConflict(error: unknown): boolean {
   if (error instanceof WriteConflictError) return true;
   const code = codeOf(error);

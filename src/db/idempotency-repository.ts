@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { IdempotencyKeyBusyError, IdempotencyKeyTakenError } from '../errors';
-import { isDuplicateKey, translatingErrors } from './database-errors';
+import { isDuplicateKey, readingAgainIfLost, translatingErrors } from './database-errors';
 import { nowForDb, toDbTimestamp } from './timestamps';
 import type { Transaction } from './transactions';
 
@@ -38,12 +38,14 @@ export function idempotencyRepository(knex: Knex) {
   return translatingErrors({
     /** The answer this key is bound to, unless it has expired. */
     async find(tenantId: string, key: string): Promise<BoundKey | undefined> {
-      const row: IdempotencyRow | undefined = await byKey(knex, tenantId, key).first(
-        'fingerprint',
-        'created_at',
-        'response_status',
-        'response_headers',
-        'response_body',
+      const row: IdempotencyRow | undefined = await readingAgainIfLost(() =>
+        byKey(knex, tenantId, key).first(
+          'fingerprint',
+          'created_at',
+          'response_status',
+          'response_headers',
+          'response_body',
+        ),
       );
       if (row === undefined || row.created_at < expiredBefore()) return undefined;
       return {

@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { libraryShims } from '../config';
 import { DatabaseUnavailableError } from '../errors';
-import { isUnavailable, isWriteConflict } from './database-errors';
+import { isConnectionLost, isUnavailable, isWriteConflict } from './database-errors';
 import type { HeldStatement } from './driver/pipelined-connection';
 import { pipelinedTransaction } from './driver/pipelined-transaction';
 
@@ -114,6 +114,13 @@ export interface WriteContext {
  */
 const conflictTries = 8;
 const conflictBackoffMs = 10;
+/**
+ * A transaction whose connection ended before its COMMIT was sent (a proxy cut the session, as
+ * HAProxy does to a node taken out of rotation) committed nothing: the server rolled it back.
+ * It runs again, on another connection, a few times at most; one whose COMMIT was sent may have
+ * committed, and stays unavailable.
+ */
+const lostConnectionTries = 3;
 
 const unavailableOr = (error: unknown) =>
   isUnavailable(error) || isWriteConflict(error) ? new DatabaseUnavailableError(error) : error;
@@ -136,6 +143,7 @@ export async function inTransaction<T>(
   options: TransactionOptions = {},
 ): Promise<T> {
   const readCommitted = options.readCommitted === true && knex.client.config.client === 'mysql2';
+  let lostConnections = 0;
   for (let attempt = 1; ; attempt++) {
     let begun: Attempt;
     try {
@@ -143,13 +151,20 @@ export async function inTransaction<T>(
     } catch (error) {
       throw unavailableOr(error);
     }
+    let committing = false;
     try {
       const result = await work({ trx: begun.trx, requestId });
+      committing = true;
       await begun.commit();
       return result;
     } catch (thrown) {
       const error = await begun.rollBack(thrown);
-      if (!isWriteConflict(error) || attempt >= conflictTries) throw unavailableOr(error);
+      // A repository's statement answers an outage as DatabaseUnavailableError, the driver's error its cause.
+      const cause = error instanceof DatabaseUnavailableError ? error.cause : error;
+      const lostBeforeCommit =
+        !committing && isConnectionLost(cause) && ++lostConnections < lostConnectionTries;
+      if (!(isWriteConflict(error) || lostBeforeCommit) || attempt >= conflictTries)
+        throw unavailableOr(error);
     } finally {
       await begun.release();
     }

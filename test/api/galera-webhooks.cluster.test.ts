@@ -8,7 +8,7 @@
 import type { components } from '../../generated/api';
 import { GaleraCluster } from '../support/galera-cluster';
 import { seedTenant } from '../support/keyed-creates';
-import { serveProcess, type ServiceProcess } from '../support/service-process';
+import { serveProcess, stopGracefully, type ServiceProcess } from '../support/service-process';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 type Event = components['schemas']['Event'];
@@ -44,14 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    await Promise.all(
-      instances.map(async ({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }),
-    );
+    await Promise.all(instances.map(({ child }) => stopGracefully(child)));
     await receiver?.stop();
   } finally {
     await cluster?.destroy();

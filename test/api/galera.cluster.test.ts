@@ -694,8 +694,7 @@ describe('losing a node under write load through HAProxy', () => {
     try {
       const logBefore = fs.statSync(victim.errorLog).size;
       await sleep(1000);
-      victim.spawn();
-      await victim.waitSynced(3, 180_000);
+      await victim.start({ size: 3, timeoutMs: 180_000 });
       await sleep(2000);
       stopped = true;
       await running;

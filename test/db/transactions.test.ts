@@ -5,7 +5,8 @@
  */
 import type { Knex } from 'knex';
 import { affectedRows } from '../../src/db/affected-rows';
-import { isDuplicateKey } from '../../src/db/database-errors';
+import { isDuplicateKey, readingAgainIfLost } from '../../src/db/database-errors';
+import { DatabaseUnavailableError } from '../../src/errors';
 import { inTransaction } from '../../src/db/transactions';
 import { databaseWithTenant, projectRow, statementsSent } from '../support/statements-sent';
 import { testEngine } from '../support/test-database';
@@ -149,4 +150,58 @@ it("fails with what a held statement's answer means, and what was held after it,
     { project_id: 'f-1', name: 'renamed', version: 2 },
     { project_id: 'f-2', name: 'renamed', version: 1 },
   ]);
+});
+
+it('runs again, a few times at most, a transaction whose connection was lost before its COMMIT was sent', async () => {
+  // What mysql2 answers when a proxy cuts the session under a statement.
+  const lost = () =>
+    Object.assign(new Error('Connection lost: The server closed the connection.'), {
+      code: 'PROTOCOL_CONNECTION_LOST',
+      fatal: true,
+    });
+  let runs = 0;
+  await inTransaction(knex, 'request', async ({ trx }) => {
+    runs++;
+    await trx('projects').insert(projectRow(`lost-${runs}`));
+    if (runs === 1) throw lost();
+  });
+  expect(runs).toBe(2);
+  expect(await projectIds('lost-')).toEqual(['lost-2']);
+
+  // As a repository's statement answers it, the driver's error its cause.
+  runs = 0;
+  const never = inTransaction(knex, 'request', async () => {
+    runs++;
+    throw new DatabaseUnavailableError(lost());
+  });
+  await expect(never).rejects.toBeInstanceOf(DatabaseUnavailableError);
+  expect(runs).toBe(3);
+});
+
+it('sends a read whose connection was lost once more, and only once', async () => {
+  const lost = () =>
+    Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' });
+  let reads = 0;
+  const lostOnce = () => (++reads === 1 ? Promise.reject(lost()) : Promise.resolve('read'));
+  expect(await readingAgainIfLost(lostOnce)).toBe('read');
+  expect(reads).toBe(2);
+
+  reads = 0;
+  await expect(
+    readingAgainIfLost(() => {
+      reads++;
+      return Promise.reject(lost());
+    }),
+  ).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
+  expect(reads).toBe(2);
+
+  reads = 0;
+  const refused = Object.assign(new Error('refused'), { code: 'ER_ACCESS_DENIED_ERROR' });
+  await expect(
+    readingAgainIfLost(() => {
+      reads++;
+      return Promise.reject(refused);
+    }),
+  ).rejects.toBe(refused);
+  expect(reads).toBe(1);
 });

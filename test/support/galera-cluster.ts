@@ -3,20 +3,26 @@
  * own data directory, client port and Galera ports (group communication, IST, SST), and an
  * HAProxy of its own in front of them (TCP, every node a writer), all in one temporary folder.
  *
- * As on a real deployment: the nodes run as the `mysql` user (rsync's state transfer cannot
- * write a root-owned data directory), the first node bootstraps the cluster and the others join
- * it one at a time; a node started again after a crash first recovers its position from InnoDB
- * (`--wsrep-recover`, what the packaged service does) so it catches up by IST rather than a
- * full copy. HAProxy runs the repository's own deploy/haproxy.cfg and deploy/galera-health-check.sh,
- * as an operator would, so it sends connections only to nodes that serve (Synced, or a donor whose
- * transfer does not block it) and a joining, isolated or blocked node gets no traffic; a node
- * marked down has its sessions cut.
+ * As on a real deployment, by deploy/galera/README.md: each node runs on deploy/galera/galera.cnf
+ * with only its addresses, ports, paths and memory sizes replaced; the nodes run as the `mysql`
+ * user (rsync's state transfer cannot write a root-owned data directory), the first node
+ * bootstraps the cluster and the others join it one at a time; the service logs in as its own
+ * user with the documented grants, and HAProxy's health check as a user with none, through an
+ * option file outside the repository. A node started again after a crash first recovers its
+ * position (`galera_recovery`, what the packaged service does) so it catches up by IST rather
+ * than a full copy. A joiner whose state transfer fails exits; it is started again, a bounded
+ * number of times, and a node that does not come up says what it logged. HAProxy runs the
+ * repository's own deploy/haproxy.cfg and deploy/galera-health-check.sh, so it sends connections
+ * only to nodes that serve (Synced, or a donor whose transfer does not block it); a node marked
+ * down has its sessions cut.
  *
  * Processes are started in sessions of their own (detached), so nothing but `destroy()` stops
  * them; `destroy()` kills each by its process group and removes the folder.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
@@ -30,6 +36,17 @@ export const haproxy = process.env.HAPROXY_PATH || 'haproxy';
 
 const databaseName = 'tasks';
 const clusterName = 'tt-test';
+/** The node configuration operators copy, which every node here runs on. */
+export const nodeConfigTemplate = path.join(projectRoot, 'deploy', 'galera', 'galera.cnf');
+/** The service's user (deploy/galera/README.md), with a password of this test run's. */
+export const serviceUser = { name: 'tasks', password: crypto.randomBytes(12).toString('hex') };
+/** HAProxy's health check's user, with no privileges at all. */
+export const checkUser = { name: 'galera_check', password: crypto.randomBytes(12).toString('hex') };
+/** How many times a node is started before its failure to join is the test's. */
+const joinAttempts = 3;
+/** What a joiner logs when its state transfer failed and it gives up. */
+const failedTransfer =
+  /State transfer .*failed|Will never receive state|SST script aborted|WSREP_SST: \[ERROR\]|SST failed/;
 
 interface Ports {
   client: number;
@@ -74,8 +91,34 @@ async function killGroup(
   await exited;
 }
 
+/**
+ * deploy/galera/galera.cnf with `settings` in place of the same keys (null drops a key); the
+ * settings the file does not have are added at the end.
+ */
+export function renderNodeConfig(settings: Record<string, string | null>): string {
+  const left = new Map(Object.entries(settings));
+  const lines: string[] = [];
+  for (const line of fs.readFileSync(nodeConfigTemplate, 'utf8').split('\n')) {
+    const key = /^([a-z0-9_-]+)\s*=/i.exec(line)?.[1];
+    if (key === undefined || !left.has(key)) {
+      lines.push(line);
+      continue;
+    }
+    const value = left.get(key);
+    left.delete(key);
+    if (value !== null) lines.push(`${key}=${value}`);
+  }
+  for (const [key, value] of left) if (value !== null) lines.push(`${key}=${value}`);
+  return lines.join('\n');
+}
+
+/** A node that did not come up: its last start's error lines say why. */
+export class NodeStartError extends Error {}
+
 export class GaleraNode {
   child?: ChildProcess;
+  /** Where this start's part of the error log begins. */
+  private logOffset = 0;
 
   constructor(
     readonly index: number,
@@ -98,9 +141,13 @@ export class GaleraNode {
     return `node${this.index + 1}`;
   }
 
-  /** The service's DATABASE_URL for a connection straight to this node. */
+  /** The service's DATABASE_URL for a connection straight to this node, as its own user. */
   get url(): string {
-    return `mysql://root@127.0.0.1:${this.ports.client}/${databaseName}`;
+    return `mysql://${serviceUser.name}:${serviceUser.password}@127.0.0.1:${this.ports.client}/${databaseName}`;
+  }
+
+  get configFile(): string {
+    return path.join(this.folder, 'my.cnf');
   }
 
   get errorLog(): string {
@@ -108,7 +155,6 @@ export class GaleraNode {
   }
 
   writeConfig(): string {
-    const file = path.join(this.folder, 'my.cnf');
     const provider = [
       `gmcast.listen_addr=tcp://127.0.0.1:${this.ports.gmcast}`,
       `ist.recv_addr=127.0.0.1:${this.ports.ist}`,
@@ -116,56 +162,57 @@ export class GaleraNode {
       'gcache.size=64M',
       'cert.log_conflicts=YES',
     ].join(';');
+    const wsrep: Record<string, string | null> =
+      this.clusterAddress === undefined
+        ? // A server on its own: the same file with every wsrep setting but wsrep_on dropped.
+          {
+            wsrep_on: 'OFF',
+            ...Object.fromEntries(
+              fs
+                .readFileSync(nodeConfigTemplate, 'utf8')
+                .split('\n')
+                .map((line) => /^(wsrep_[a-z_]+)\s*=/.exec(line)?.[1])
+                .filter((key): key is string => key !== undefined && key !== 'wsrep_on')
+                .map((key) => [key, null]),
+            ),
+          }
+        : {
+            wsrep_provider: galeraProvider,
+            wsrep_provider_options: `"${provider}"`,
+            wsrep_cluster_name: clusterName,
+            wsrep_cluster_address: this.clusterAddress,
+            wsrep_node_name: this.name,
+            wsrep_node_address: '127.0.0.1',
+            wsrep_sst_receive_address: `127.0.0.1:${this.ports.sst}`,
+          };
     fs.writeFileSync(
-      file,
-      [
-        '[mysqld]',
-        `datadir=${this.dataDir}`,
-        `socket=${path.join(this.folder, 'mysqld.sock')}`,
-        `pid-file=${path.join(this.folder, 'mysqld.pid')}`,
-        `log-error=${this.errorLog}`,
-        `tmpdir=${this.tmpDir}`,
-        `port=${this.ports.client}`,
-        'bind-address=127.0.0.1',
-        'user=mysql',
-        'skip-grant-tables',
-        'skip-name-resolve',
-        'innodb_buffer_pool_size=48M',
-        'innodb_log_file_size=48M',
-        'max_connections=300',
-        'binlog_format=ROW',
-        'default_storage_engine=InnoDB',
-        'innodb_autoinc_lock_mode=2',
-        ...(this.clusterAddress === undefined
-          ? ['wsrep_on=OFF']
-          : [
-              'wsrep_on=ON',
-              `wsrep_provider=${galeraProvider}`,
-              `wsrep_provider_options="${provider}"`,
-              `wsrep_cluster_name=${clusterName}`,
-              `wsrep_cluster_address=${this.clusterAddress}`,
-              `wsrep_node_name=${this.name}`,
-              'wsrep_node_address=127.0.0.1',
-              `wsrep_sst_receive_address=127.0.0.1:${this.ports.sst}`,
-              'wsrep_sst_method=rsync',
-              'wsrep_slave_threads=2',
-              // Each certification conflict in the error log, with the keys and statements involved.
-              'wsrep_log_conflicts=ON',
-            ]),
-        '',
-      ].join('\n'),
+      this.configFile,
+      renderNodeConfig({
+        'bind-address': '127.0.0.1',
+        port: String(this.ports.client),
+        // Three nodes and the tests on one small machine.
+        innodb_buffer_pool_size: '48M',
+        ...wsrep,
+        datadir: this.dataDir,
+        socket: path.join(this.folder, 'mysqld.sock'),
+        'pid-file': path.join(this.folder, 'mysqld.pid'),
+        'log-error': this.errorLog,
+        tmpdir: this.tmpDir,
+        user: 'mysql',
+        innodb_log_file_size: '48M',
+      }),
     );
-    return file;
+    return this.configFile;
   }
 
   /** Starts `mariadbd` in a session of its own; `extra` arguments after the config file's. */
   spawn(extra: string[] = []): void {
+    this.logOffset = fs.existsSync(this.errorLog) ? fs.statSync(this.errorLog).size : 0;
     const out = fs.openSync(path.join(this.folder, 'stdout.log'), 'a');
-    this.child = spawn(
-      mariadbd,
-      [`--defaults-file=${path.join(this.folder, 'my.cnf')}`, ...extra],
-      { detached: true, stdio: ['ignore', out, out] },
-    );
+    this.child = spawn(mariadbd, [`--defaults-file=${this.configFile}`, ...extra], {
+      detached: true,
+      stdio: ['ignore', out, out],
+    });
     fs.closeSync(out);
   }
 
@@ -221,15 +268,62 @@ export class GaleraNode {
     const deadline = Date.now() + timeoutMs;
     while (!(await this.isSynced(size))) {
       if (this.child && (this.child.exitCode !== null || this.child.signalCode !== null)) {
-        throw new Error(
-          `${this.name} exited (${this.child.exitCode ?? this.child.signalCode}):\n${this.tailOfLog()}`,
+        throw new NodeStartError(
+          `${this.name} exited (${this.child.exitCode ?? this.child.signalCode}); it logged:\n${this.errorsOfThisStart()}`,
         );
       }
       if (Date.now() > deadline)
-        throw new Error(
-          `${this.name} is not Synced in a cluster of ${size ?? 'any size'} after ${timeoutMs} ms:\n${this.tailOfLog()}`,
+        throw new NodeStartError(
+          `${this.name} is not Synced in a cluster of ${size ?? 'any size'} after ${timeoutMs} ms; it logged:\n${this.errorsOfThisStart()}`,
         );
       await sleep(250);
+    }
+  }
+
+  /** What the error log says since the last start. */
+  logOfThisStart(): string {
+    try {
+      const log = fs.readFileSync(this.errorLog);
+      return log.subarray(Math.min(this.logOffset, log.length)).toString('utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  /** The error and warning lines of the last start (the last 20), or its last lines when it has none. */
+  errorsOfThisStart(): string {
+    const lines = this.logOfThisStart().split('\n');
+    const errors = lines.filter((line) => /\[ERROR\]|\[Warning\] WSREP|failed|abort/i.test(line));
+    return (errors.length > 0 ? errors : lines).slice(-20).join('\n') || '(nothing)';
+  }
+
+  /**
+   * Starts the node and waits until it is Synced in a cluster of `size`. A joiner whose state
+   * transfer failed exits (rsync's copy can die under load): it is started again, up to
+   * `attempts` times in all. Resolves with the number of starts it took; a node that does not
+   * come up rejects with what it logged.
+   */
+  async start(options: {
+    size?: number;
+    timeoutMs: number;
+    extra?: string[];
+    attempts?: number;
+  }): Promise<number> {
+    const attempts = options.attempts ?? joinAttempts;
+    for (let attempt = 1; ; attempt++) {
+      this.spawn(options.extra);
+      try {
+        await this.waitSynced(options.size, options.timeoutMs);
+        return attempt;
+      } catch (error) {
+        const transferFailed = !this.running && failedTransfer.test(this.logOfThisStart());
+        if (!transferFailed || attempt >= attempts) {
+          await this.kill();
+          throw new NodeStartError(
+            `${(error as Error).message}\n(start ${attempt} of at most ${attempts}${transferFailed ? ', each a failed state transfer' : ''})`,
+          );
+        }
+      }
     }
   }
 
@@ -246,6 +340,11 @@ export class GaleraNode {
     await killGroup(this.child);
   }
 
+  /** SIGTERM, as `systemctl stop mariadb` does: the node leaves the cluster and shuts down cleanly. */
+  async stop(): Promise<void> {
+    await killGroup(this.child, 'SIGTERM');
+  }
+
   get running(): boolean {
     return (
       this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null
@@ -253,27 +352,57 @@ export class GaleraNode {
   }
 
   /**
-   * After a crash: recovers the last committed position from InnoDB (`--wsrep-recover`, as the
-   * packaged service does before every start) and starts from it, so the node asks a donor for
-   * the write sets it missed (IST) instead of a whole copy (SST).
+   * The last position this node committed, as the packaged service finds it before every start:
+   * `galera_recovery` (which runs `mariadbd --wsrep-recover`) prints `--wsrep_start_position=…`.
+   * Undefined when it recovered none (a node that was never Synced, or a wiped one).
    */
-  async restart(timeoutMs: number): Promise<{ position: string | undefined }> {
-    const recoverLog = path.join(this.folder, 'recover.log');
-    fs.rmSync(recoverLog, { force: true });
-    const recovered = spawnSync(
-      mariadbd,
-      [
-        `--defaults-file=${path.join(this.folder, 'my.cnf')}`,
-        '--wsrep-recover',
-        `--log-error=${recoverLog}`,
-      ],
-      { encoding: 'utf8', timeout: 120_000 },
+  recoverPosition(): { uuid: string; seqno: number } | undefined {
+    const recovered = spawnSync('galera_recovery', [`--defaults-file=${this.configFile}`], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (recovered.status !== 0)
+      throw new Error(
+        `galera_recovery failed for ${this.name} (${recovered.status}): ${recovered.stdout}${recovered.stderr}`,
+      );
+    const match = /--wsrep_start_position=([0-9a-f-]+):(-?\d+)/.exec(recovered.stdout);
+    return match ? { uuid: match[1], seqno: Number(match[2]) } : undefined;
+  }
+
+  /** grastate.dat's fields: what a node knows of its state without recovering it. */
+  grastate(): Record<string, string> {
+    const text = fs.readFileSync(path.join(this.dataDir, 'grastate.dat'), 'utf8');
+    return Object.fromEntries(
+      [...text.matchAll(/^(\w+):\s*(.*)$/gm)].map((match) => [match[1], match[2].trim()]),
     );
-    const log = fs.existsSync(recoverLog) ? fs.readFileSync(recoverLog, 'utf8') : recovered.stderr;
-    const position = /WSREP: Recovered position: (\S+:-?\d+)/.exec(log)?.[1];
-    this.spawn(position && !position.endsWith(':-1') ? [`--wsrep-start-position=${position}`] : []);
-    await this.waitSynced(3, timeoutMs);
-    return { position };
+  }
+
+  /** Marks this node's state as the one to bootstrap from (grastate.dat's `safe_to_bootstrap: 1`). */
+  markSafeToBootstrap(): void {
+    const file = path.join(this.dataDir, 'grastate.dat');
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, 'utf8').replace(/^safe_to_bootstrap:.*$/m, 'safe_to_bootstrap: 1'),
+    );
+  }
+
+  /**
+   * After a crash: recovers the last committed position and starts from it, as the packaged
+   * service does, so the node asks a donor for the write sets it missed (IST) instead of a whole
+   * copy (SST); waits until it is Synced in a cluster of `size`.
+   */
+  async restart(
+    timeoutMs: number,
+    size = 3,
+  ): Promise<{ position: string | undefined; attempts: number }> {
+    const recovered = this.recoverPosition();
+    const position = recovered && `${recovered.uuid}:${recovered.seqno}`;
+    const attempts = await this.start({
+      size,
+      timeoutMs,
+      extra: recovered && recovered.seqno >= 0 ? [`--wsrep_start_position=${position}`] : undefined,
+    });
+    return { position, attempts };
   }
 }
 
@@ -301,6 +430,28 @@ function installDataDir(node: GaleraNode): Promise<void> {
         : reject(new Error(`mariadb-install-db failed for ${node.name}:\n${stderr}`)),
     );
   });
+}
+
+/**
+ * The service's database and users, as deploy/galera/README.md gives them: the service's user
+ * with every privilege on its database and nothing else, the health check's with none.
+ */
+async function createServiceDatabase(node: GaleraNode): Promise<void> {
+  const admin = await node.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${databaseName} CHARACTER SET utf8mb4`);
+    await admin.query(`CREATE USER ?@'%' IDENTIFIED BY ?`, [
+      serviceUser.name,
+      serviceUser.password,
+    ]);
+    await admin.query(`GRANT ALL ON ${databaseName}.* TO ?@'%'`, [serviceUser.name]);
+    await admin.query(`CREATE USER ?@'127.0.0.1' IDENTIFIED BY ?`, [
+      checkUser.name,
+      checkUser.password,
+    ]);
+  } finally {
+    await admin.end();
+  }
 }
 
 async function waitConnectable(node: GaleraNode, timeoutMs: number): Promise<void> {
@@ -350,12 +501,7 @@ export class StandaloneMariaDb {
       chownTree(folder, ids);
       node.spawn();
       await waitConnectable(node, 60_000);
-      const admin = await node.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${databaseName}`);
-      } finally {
-        await admin.end();
-      }
+      await createServiceDatabase(node);
       return server;
     } catch (error) {
       await server.destroy();
@@ -380,7 +526,51 @@ export class GaleraCluster {
 
   /** The service's DATABASE_URL through HAProxy. */
   get proxyUrl(): string {
-    return `mysql://root@127.0.0.1:${this.proxyPort}/${databaseName}`;
+    return `mysql://${serviceUser.name}:${serviceUser.password}@127.0.0.1:${this.proxyPort}/${databaseName}`;
+  }
+
+  /** HAProxy's admin socket (deploy/haproxy.cfg's `stats socket`). */
+  get statsSocket(): string {
+    return path.join(this.folder, 'haproxy.sock');
+  }
+
+  /**
+   * The health check as HAProxy runs it: the repository's script, linked from outside the
+   * repository with its option file (the check user's password) beside it, as README.md installs it.
+   */
+  get healthCheck(): string {
+    return path.join(this.folder, 'galera-health-check.sh');
+  }
+
+  get haproxyLog(): string {
+    return path.join(this.folder, 'haproxy.log');
+  }
+
+  /** One command on HAProxy's admin socket (what `socat stdio /run/haproxy/galera.sock` sends); its answer. */
+  haproxyCommand(command: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.createConnection(this.statsSocket);
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('connect', () => socket.end(`${command}\n`));
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  /** HAProxy's view of each node: `UP`, `DOWN`, `MAINT`, `DRAIN`…, and its current sessions. */
+  async haproxyServers(): Promise<Record<string, { status: string; sessions: number }>> {
+    const csv = await this.haproxyCommand('show stat');
+    const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n');
+    const columns = header.split(',');
+    const servers: Record<string, { status: string; sessions: number }> = {};
+    for (const row of rows) {
+      const fields = Object.fromEntries(row.split(',').map((value, i) => [columns[i], value]));
+      if (fields.pxname === 'nodes' && !['FRONTEND', 'BACKEND'].includes(fields.svname))
+        servers[fields.svname] = { status: fields.status, sessions: Number(fields.scur) };
+    }
+    return servers;
   }
 
   /**
@@ -415,19 +605,13 @@ export class GaleraCluster {
       await Promise.all(nodes.map(installDataDir));
       chownTree(folder, ids);
       log(`data directories made in ${Date.now() - started} ms`);
-      nodes[0].spawn(['--wsrep-new-cluster']);
-      await nodes[0].waitSynced(1, 90_000);
+      await nodes[0].start({ extra: ['--wsrep-new-cluster'], size: 1, timeoutMs: 90_000 });
       log(`${nodes[0].name} bootstrapped at ${Date.now() - started} ms`);
+      // Before the others join: they receive the users with the rest in their state transfer.
+      await createServiceDatabase(nodes[0]);
       for (const [i, node] of nodes.slice(1).entries()) {
-        node.spawn();
-        await node.waitSynced(i + 2, 120_000);
-        log(`${node.name} joined at ${Date.now() - started} ms`);
-      }
-      const admin = await nodes[0].connect();
-      try {
-        await admin.query(`CREATE DATABASE ${databaseName}`);
-      } finally {
-        await admin.end();
+        const attempts = await node.start({ size: i + 2, timeoutMs: 120_000 });
+        log(`${node.name} joined at ${Date.now() - started} ms (start ${attempts})`);
       }
       await cluster.startHaproxy();
       log(`cluster and HAProxy up at ${Date.now() - started} ms`);
@@ -441,15 +625,22 @@ export class GaleraCluster {
   /** HAProxy on the repository's deploy/haproxy.cfg, with this cluster's addresses in its environment. */
   private async startHaproxy(): Promise<void> {
     const config = path.join(projectRoot, 'deploy', 'haproxy.cfg');
+    fs.symlinkSync(path.join(projectRoot, 'deploy', 'galera-health-check.sh'), this.healthCheck);
+    fs.writeFileSync(
+      path.join(this.folder, 'galera-health-check.cnf'),
+      `[client]\nuser=${checkUser.name}\npassword=${checkUser.password}\n`,
+      { mode: 0o600 },
+    );
     const env = {
       ...process.env,
       GALERA_LISTEN: `127.0.0.1:${this.proxyPort}`,
-      GALERA_CHECK: path.join(projectRoot, 'deploy', 'galera-health-check.sh'),
+      GALERA_CHECK: this.healthCheck,
+      GALERA_STATS_SOCKET: this.statsSocket,
       ...Object.fromEntries(
         this.nodes.map((node, i) => [`GALERA_NODE${i + 1}`, `127.0.0.1:${node.ports.client}`]),
       ),
     };
-    const out = fs.openSync(path.join(this.folder, 'haproxy.log'), 'a');
+    const out = fs.openSync(this.haproxyLog, 'a');
     this.haproxyChild = spawn(haproxy, ['-db', '-f', config], {
       detached: true,
       stdio: ['ignore', out, out],
@@ -462,7 +653,8 @@ export class GaleraCluster {
         const connection = await mysql.createConnection({
           host: '127.0.0.1',
           port: this.proxyPort,
-          user: 'root',
+          user: serviceUser.name,
+          password: serviceUser.password,
           connectTimeout: 1000,
         });
         await connection.end();
@@ -470,7 +662,7 @@ export class GaleraCluster {
       } catch (error) {
         if (this.haproxyChild.exitCode !== null)
           throw new Error(
-            `haproxy exited with ${this.haproxyChild.exitCode}: ${fs.readFileSync(path.join(this.folder, 'haproxy.log'), 'utf8')}`,
+            `haproxy exited with ${this.haproxyChild.exitCode}: ${fs.readFileSync(this.haproxyLog, 'utf8')}`,
             { cause: error },
           );
         if (Date.now() > deadline) throw error;
@@ -484,6 +676,7 @@ export class GaleraCluster {
     const admin = await this.nodes[0].connect();
     try {
       await admin.query(`CREATE DATABASE \`${name}\``);
+      await admin.query(`GRANT ALL ON \`${name}\`.* TO ?@'%'`, [serviceUser.name]);
     } finally {
       await admin.end();
     }

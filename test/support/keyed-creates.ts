@@ -33,6 +33,8 @@ export interface KeyedCreate {
   key: string;
   /** The task id of a 201, when the service acknowledged it. */
   acknowledged?: string;
+  /** When the 201 arrived (ms since the epoch). */
+  acknowledgedAt?: number;
 }
 
 function createTask(url: string, apiKey: string, projectId: string, idempotencyKey: string) {
@@ -48,23 +50,32 @@ function createTask(url: string, apiKey: string, projectId: string, idempotencyK
 }
 
 /**
- * `writers` clients create tasks back to back, each with a new key, until `stop()`. A request
- * the service could not answer (refused, reset) is remembered as sent, its outcome unknown.
+ * `writers` clients create tasks back to back, each with a new key (`prefix`, the writer and a
+ * count), until `stop()`. A request the service could not answer (refused, reset) is remembered
+ * as sent, its outcome unknown.
  */
-export function startKeyedCreates(url: string, apiKey: string, projectId: string, writers: number) {
+export function startKeyedCreates(
+  url: string,
+  apiKey: string,
+  projectId: string,
+  writers: number,
+  prefix = 'writer',
+) {
   const creates: KeyedCreate[] = [];
   const statuses = new Map<number, number>();
   let stopped = false;
   const writer = async (w: number) => {
     for (let i = 0; !stopped; i++) {
-      const create: KeyedCreate = { key: `writer-${w}-${i}` };
+      const create: KeyedCreate = { key: `${prefix}-${w}-${i}` };
       creates.push(create);
       try {
         const response = await createTask(url, apiKey, projectId, create.key);
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         const body = (await response.json()) as { task_id?: string };
-        if (response.status === 201) create.acknowledged = body.task_id;
-        else await new Promise((resolve) => setTimeout(resolve, 50));
+        if (response.status === 201) {
+          create.acknowledged = body.task_id;
+          create.acknowledgedAt = Date.now();
+        } else await new Promise((resolve) => setTimeout(resolve, 50));
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -63,9 +63,18 @@ export async function serveProcess(
 }
 
 /** SIGKILL, as a crash would: no shutdown, no answers to what is in flight. */
-export async function killHard(child: ChildProcess): Promise<void> {
+export function killHard(child: ChildProcess): Promise<void> {
+  return signalAndWait(child, 'SIGKILL');
+}
+
+/** SIGTERM, as a deployment's stop: the instance finishes what is in flight, then exits. */
+export function stopGracefully(child: ChildProcess): Promise<void> {
+  return signalAndWait(child, 'SIGTERM');
+}
+
+async function signalAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
+  child.kill(signal);
   await exited;
 }
