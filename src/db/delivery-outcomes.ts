@@ -69,6 +69,8 @@ export function deliveryOutcomes(knex: Knex) {
       enabled: false,
       disabled_reason: disable.reason,
       updated_at: now,
+      // A change the tenant sees: its ETag changes.
+      version: knex.raw('?? + 1', ['version']),
     });
     return disabled > 0 ? disable.reason : undefined;
   };

@@ -7,13 +7,13 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { LimitReachedError } from '../errors';
+import { LimitReachedError, PreconditionFailedError } from '../errors';
 import { isDuplicateKey, translatingErrors, WriteConflictError } from './database-errors';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
 import type { QuerySource, Transaction, WriteContext } from './transactions';
-import { lockingRead } from './versioned';
-import { rotation, type SecretColumns } from './webhook-secrets';
+import { lockingRead, type VersionCondition, type Versioned } from './versioned';
+import { rotation } from './webhook-secrets';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
@@ -42,6 +42,7 @@ export interface WebhookEndpointRow {
   failing_since: DbTimestamp | null;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
+  version: number;
   [column: string]: unknown;
 }
 
@@ -71,6 +72,30 @@ export type WebhookEndpointsRepository = ReturnType<typeof webhookEndpointsRepos
 export function webhookEndpointsRepository(knex: Knex) {
   const ofTenant = (db: QuerySource, tenantId: string, endpointId: string) =>
     db('webhook_endpoints').where({ webhook_endpoint_id: endpointId, tenant_id: tenantId });
+  /** The endpoint's row, locked until the change commits; 412 when its version fails the condition. */
+  const readForChange = async (
+    trx: Transaction,
+    tenantId: string,
+    endpointId: string,
+    condition: VersionCondition,
+  ): Promise<WebhookEndpointRow | undefined> => {
+    const row: WebhookEndpointRow | undefined = await lockingRead(
+      knex,
+      ofTenant(trx, tenantId, endpointId).first(),
+    );
+    if (row !== undefined && condition !== undefined && !condition.includes(row.version))
+      throw new PreconditionFailedError('webhook endpoint');
+    return row;
+  };
+  /** Writes the columns only at the version read: where a lock does not hold another node off (Galera), the change runs again. */
+  const writtenAt = async (
+    query: Knex.QueryBuilder,
+    version: number,
+    columns: Partial<WebhookEndpointRow>,
+  ): Promise<void> => {
+    if ((await query.where('version', version).update(columns)) === 0)
+      throw new WriteConflictError();
+  };
 
   /**
    * Takes one of the tenant's `limit` places, or throws LimitReachedError. The place is taken by
@@ -109,7 +134,7 @@ export function webhookEndpointsRepository(knex: Knex) {
       endpoint: NewWebhookEndpoint,
       limit: number,
       { trx }: WriteContext,
-    ): Promise<WebhookEndpointWithSecret> {
+    ): Promise<Versioned<WebhookEndpointWithSecret>> {
       await takePlace(trx, tenantId, limit);
       const now = nowForDb();
       const row: WebhookEndpointRow = {
@@ -126,18 +151,22 @@ export function webhookEndpointsRepository(knex: Knex) {
         failing_since: null,
         created_at: now,
         updated_at: now,
+        version: 1,
       };
       await trx('webhook_endpoints').insert(row);
-      return { ...toEndpoint(row), secret: endpoint.secret };
+      return { value: { ...toEndpoint(row), secret: endpoint.secret }, version: 1 };
     },
 
-    async find(tenantId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
+    async find(
+      tenantId: string,
+      endpointId: string,
+    ): Promise<Versioned<WebhookEndpoint> | undefined> {
       const row: WebhookEndpointRow | undefined = await ofTenant(
         knex,
         tenantId,
         endpointId,
       ).first();
-      return row && toEndpoint(row);
+      return row && { value: toEndpoint(row), version: row.version };
     },
 
     async list(
@@ -156,19 +185,24 @@ export function webhookEndpointsRepository(knex: Knex) {
     },
 
     /**
-     * Applies the changes; undefined when the tenant has no such endpoint. Disabling records
-     * `by_client` (an endpoint already disabled keeps its reason); enabling clears the reason
-     * and the run of failures, so what is still pending is sent again.
+     * Applies the changes; undefined when the tenant has no such endpoint, 412 when the
+     * condition fails. Disabling records `by_client` (an endpoint already disabled keeps its
+     * reason); enabling clears the reason and the run of failures, so what is still pending is
+     * sent again.
      */
     async update(
       tenantId: string,
       endpointId: string,
       changes: WebhookEndpointUpdate,
+      condition: VersionCondition,
       { trx }: WriteContext,
-    ): Promise<WebhookEndpoint | undefined> {
-      const row: WebhookEndpointRow | undefined = await ofTenant(trx, tenantId, endpointId).first();
+    ): Promise<Versioned<WebhookEndpoint> | undefined> {
+      const row = await readForChange(trx, tenantId, endpointId, condition);
       if (row === undefined) return undefined;
-      const columns: Partial<WebhookEndpointRow> = { updated_at: nowForDb() };
+      const columns: Partial<WebhookEndpointRow> = {
+        updated_at: nowForDb(),
+        version: row.version + 1,
+      };
       if (changes.url !== undefined) columns.url = changes.url;
       if (changes.event_types !== undefined) columns.event_types = storedTypes(changes.event_types);
       if (changes.description !== undefined) columns.description = changes.description;
@@ -176,20 +210,28 @@ export function webhookEndpointsRepository(knex: Knex) {
         Object.assign(columns, { enabled: false, disabled_reason: 'by_client' });
       if (changes.enabled === true && !row.enabled)
         Object.assign(columns, { enabled: true, disabled_reason: null, failing_since: null });
-      // Only the columns the change names are written: a delivery's outcome may disable the
-      // endpoint meanwhile, and a change of its description must not enable it again.
-      await ofTenant(trx, tenantId, endpointId).update(columns);
-      const updated = { ...row, ...columns };
+      // Only the columns the change names are written, at the version read: a delivery's outcome
+      // that disabled the endpoint meanwhile made it another version, and the change runs again.
+      await writtenAt(ofTenant(trx, tenantId, endpointId), row.version, columns);
+      const updated = { ...row, ...columns } as WebhookEndpointRow;
       if (changes.enabled === false && !row.enabled) updated.disabled_reason = row.disabled_reason;
-      return toEndpoint(updated as WebhookEndpointRow);
+      return { value: toEndpoint(updated), version: updated.version };
     },
 
     /**
      * Deletes the endpoint and, by the foreign key's cascade, its deliveries, and gives its place
-     * back; false when there was none.
+     * back; false when there was none, 412 when the condition fails.
      */
-    async remove(tenantId: string, endpointId: string, { trx }: WriteContext): Promise<boolean> {
-      if ((await ofTenant(trx, tenantId, endpointId).delete()) === 0) return false;
+    async remove(
+      tenantId: string,
+      endpointId: string,
+      condition: VersionCondition,
+      { trx }: WriteContext,
+    ): Promise<boolean> {
+      const row = await readForChange(trx, tenantId, endpointId, condition);
+      if (row === undefined) return false;
+      if ((await ofTenant(trx, tenantId, endpointId).where('version', row.version).delete()) === 0)
+        throw new WriteConflictError();
       await trx('webhook_endpoint_counts')
         .where('tenant_id', tenantId)
         .where('endpoints', '>', 0)
@@ -208,20 +250,13 @@ export function webhookEndpointsRepository(knex: Knex) {
       secret: string,
       { trx }: WriteContext,
     ): Promise<boolean> {
-      const row: SecretColumns | undefined = await lockingRead(
-        knex,
-        ofTenant(trx, tenantId, endpointId).first(
-          'secret',
-          'retired_secrets',
-          'previous_secret',
-          'previous_secret_until',
-        ),
-      );
+      const row = await readForChange(trx, tenantId, endpointId, undefined);
       if (row === undefined) return false;
       const now = Date.now();
-      await ofTenant(trx, tenantId, endpointId).update({
+      await writtenAt(ofTenant(trx, tenantId, endpointId), row.version, {
         ...rotation(row, secret, now),
         updated_at: toDbTimestamp(new Date(now).toISOString()),
+        version: row.version + 1,
       });
       return true;
     },

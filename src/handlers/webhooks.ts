@@ -3,7 +3,8 @@ import { InvalidFieldError, NotFoundError } from '../errors';
 import { newSecret } from '../webhooks/signer';
 import type { TargetGuard } from '../webhooks/target-guard';
 import type { Defaulted, OperationChecks, OperationHandler, OperationInput } from './operation';
-import { found, removed } from './operation';
+import { versionsAccepted } from './entity-tags';
+import { found, removed, replyWith } from './operation';
 
 type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query'], 'limit'>;
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
@@ -29,9 +30,8 @@ export function webhookHandlers(
       write,
     );
     return {
-      status: 201,
-      body: endpoint,
-      location: `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
+      ...replyWith(201, endpoint),
+      location: `/v1/webhook-endpoints/${endpoint.value.webhook_endpoint_id}`,
     };
   };
 
@@ -43,39 +43,51 @@ export function webhookHandlers(
     body: await webhookEndpoints.list(principal.tenantId, query as EndpointListQuery),
   });
 
-  const getWebhookEndpoint: OperationHandler<'getWebhookEndpoint'> = async ({
-    principal,
-    path,
-  }) => ({
-    status: 200,
-    body: found(
-      await webhookEndpoints.find(principal.tenantId, path.webhook_endpoint_id),
-      'webhook endpoint',
-      path.webhook_endpoint_id,
-    ),
-  });
+  const getWebhookEndpoint: OperationHandler<'getWebhookEndpoint'> = async ({ principal, path }) =>
+    replyWith(
+      200,
+      found(
+        await webhookEndpoints.find(principal.tenantId, path.webhook_endpoint_id),
+        'webhook endpoint',
+        path.webhook_endpoint_id,
+      ),
+    );
 
   const updateWebhookEndpoint: OperationHandler<'updateWebhookEndpoint'> = async ({
     principal,
     path,
+    headers,
     body,
     write,
-  }) => ({
-    status: 200,
-    body: found(
-      await webhookEndpoints.update(principal.tenantId, path.webhook_endpoint_id, body, write),
-      'webhook endpoint',
-      path.webhook_endpoint_id,
-    ),
-  });
+  }) =>
+    replyWith(
+      200,
+      found(
+        await webhookEndpoints.update(
+          principal.tenantId,
+          path.webhook_endpoint_id,
+          body,
+          versionsAccepted(headers['If-Match']),
+          write,
+        ),
+        'webhook endpoint',
+        path.webhook_endpoint_id,
+      ),
+    );
 
   const deleteWebhookEndpoint: OperationHandler<'deleteWebhookEndpoint'> = async ({
     principal,
     path,
+    headers,
     write,
   }) =>
     removed(
-      await webhookEndpoints.remove(principal.tenantId, path.webhook_endpoint_id, write),
+      await webhookEndpoints.remove(
+        principal.tenantId,
+        path.webhook_endpoint_id,
+        versionsAccepted(headers['If-Match']),
+        write,
+      ),
       'webhook endpoint',
       path.webhook_endpoint_id,
     );

@@ -188,6 +188,65 @@ describe('If-Match', () => {
   });
 });
 
+describe('webhook endpoints', () => {
+  it('carry an ETag that changes with every change, a rotation and a disabling by the service included, and guard PATCH and DELETE with it', async () => {
+    const json = { 'Content-Type': 'application/json' };
+    const created = await api.send('POST', '/v1/webhook-endpoints', {
+      key,
+      headers: json,
+      body: JSON.stringify({ url: 'https://93.184.215.14/etag' }),
+    });
+    expect(created.status).toBe(201);
+    const path = `/v1/webhook-endpoints/${created.json.webhook_endpoint_id}`;
+    const first = created.headers.get('etag')!;
+    expect(first).toMatch(/^"[^"]+"$/);
+    const read = await api.send('GET', path, { key });
+    expect(read.headers.get('etag')).toBe(first);
+    expect((await api.send('GET', path, { key, headers: { 'If-None-Match': first } })).status).toBe(
+      304,
+    );
+    const patch = (body: unknown, ifMatch: string) =>
+      api.send('PATCH', path, {
+        key,
+        headers: { ...json, 'If-Match': ifMatch },
+        body: JSON.stringify(body),
+      });
+    const changed = await patch({ description: 'first' }, first);
+    expect(changed.status).toBe(200);
+    const second = changed.headers.get('etag')!;
+    expect(second).not.toBe(first);
+    // A client still holding the first ETag changes nothing.
+    const stale = await patch({ description: 'stale' }, first);
+    expect([stale.status, stale.json.type]).toEqual([412, '/problems/precondition-failed']);
+    expect((await api.send('GET', path, { key })).json.description).toBe('first');
+    // A rotation, and a disabling by the service, are changes too.
+    expect((await api.send('POST', `${path}/rotate-secret`, { key })).status).toBe(200);
+    const rotated = (await api.send('GET', path, { key })).headers.get('etag')!;
+    expect(rotated).not.toBe(second);
+    await api.service
+      .knex('webhook_endpoints')
+      .where('webhook_endpoint_id', created.json.webhook_endpoint_id)
+      .update({
+        enabled: false,
+        disabled_reason: 'gone',
+        version: api.service.knex.raw('version + 1'),
+      });
+    const disabled = await api.send('GET', path, { key });
+    expect(disabled.headers.get('etag')).not.toBe(rotated);
+    expect((await api.send('DELETE', path, { key, headers: { 'If-Match': rotated } })).status).toBe(
+      412,
+    );
+    expect(
+      (
+        await api.send('DELETE', path, {
+          key,
+          headers: { 'If-Match': disabled.headers.get('etag')! },
+        })
+      ).status,
+    ).toBe(204);
+  });
+});
+
 describe('a condition that is not one', () => {
   const malformed = ['2', '3, 4', '"3', 'W/3', '"3" "4"', 'w/"3"', '**', '"3"; x', ',', '"3", *'];
 

@@ -13,7 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths';
-import { freePort } from '../support/free-port';
+import { freeServerPort } from '../support/free-port';
 import {
   GaleraCluster,
   checkUser,
@@ -44,7 +44,7 @@ beforeAll(async () => {
   ({ key, projectId } = await seedTenant({ client: 'mysql', url: cluster.proxyUrl }));
   for (let i = 0; i < 2; i++)
     instances.push(await serveProcess({ client: 'mysql', url: cluster.proxyUrl }));
-  const port = await freePort();
+  const port = await freeServerPort();
   const out = fs.openSync(path.join(cluster.folder, 'http-load-balancer.log'), 'a');
   balancer = spawn(
     haproxy,

@@ -82,9 +82,17 @@ it('closes a keep-alive connection left idle for the keep-alive timeout, and say
   expect(openMs).toBeLessThan(2000 + checkingSlack);
 });
 
-it('serves at most MAX_CONNECTIONS connections at once, and takes new ones as others close', async () => {
+it('serves at most MAX_CONNECTIONS connections with requests in progress, and takes new ones as those close', async () => {
   const capped = await startTestService({ config: { maxConnections: 3 } });
+  const key = await capped.createKey('capped');
+  // Each holds a request in progress (a long poll), so none is idle and none is shed for a newcomer.
   const connections = await Promise.all([1, 2, 3].map(() => RawConnection.open(capped.baseUrl)));
+  for (const connection of connections)
+    connection.write(
+      `GET /v1/events?from=latest&wait=20 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    );
+  // Time for the service to read their headers: until then they are idle, and may be shed.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   try {
     const refused = await RawConnection.open(capped.baseUrl);
     refused.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');

@@ -488,16 +488,17 @@ describe('delivery', () => {
     receiver.respond((request) => (request.path === '/gone' ? { status: 410 } : { status: 204 }));
     const { key, endpoint } = await registered('/gone');
     const path = `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`;
+    const etagBefore = (await api.send('GET', path, { key })).headers.get('etag');
     try {
       await createProject(key, 'first');
       await receiver.waitFor(1, { path: '/gone' });
       const deadline = Date.now() + 5000;
       while ((await api.send('GET', path, { key })).json.enabled && Date.now() < deadline)
         await sleep(50);
-      expect((await api.send('GET', path, { key })).json).toMatchObject({
-        enabled: false,
-        disabled_reason: 'gone',
-      });
+      const disabled = await api.send('GET', path, { key });
+      expect(disabled.json).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+      // The service's disabling is a change the tenant sees: the ETag changes.
+      expect(disabled.headers.get('etag')).not.toBe(etagBefore);
       await createProject(key, 'while disabled');
       await sleep(1500);
       expect(receiver.received.filter((r) => r.path === '/gone')).toHaveLength(1);

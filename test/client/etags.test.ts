@@ -84,3 +84,36 @@ it('says so at once when an object it never returned stands for an ETag', async 
   expect(response.headers.get('etag')).toBe(etagOf(data));
   expect(response.headers.get('x-request-id')).toMatch(/.+/);
 });
+
+it('does the same for webhook endpoints, and answers a retried rotation with the same secret', async () => {
+  const endpoint = await client.webhookEndpoints.create({ url: 'https://93.184.215.14/kit' });
+  const changed = await client.webhookEndpoints.update(
+    endpoint.webhook_endpoint_id,
+    { description: 'first' },
+    { ifMatch: endpoint },
+  );
+  expect(etagOf(changed)).not.toBe(etagOf(endpoint));
+  await expect(
+    client.webhookEndpoints.update(
+      endpoint.webhook_endpoint_id,
+      { description: 'stale' },
+      { ifMatch: endpoint },
+    ),
+  ).rejects.toMatchObject({ status: 412 });
+  expect(
+    await client.webhookEndpoints.get(endpoint.webhook_endpoint_id, { ifNoneMatch: changed }),
+  ).toBe(changed);
+  const rotated = await client.webhookEndpoints.rotateSecret(endpoint.webhook_endpoint_id, {
+    idempotencyKey: 'kit-rotation',
+  });
+  const again = await client.webhookEndpoints.rotateSecret(endpoint.webhook_endpoint_id, {
+    idempotencyKey: 'kit-rotation',
+  });
+  expect(again.secret).toBe(rotated.secret);
+  // The rotation changed the endpoint: the ETag held before it is stale.
+  await expect(
+    client.webhookEndpoints.delete(endpoint.webhook_endpoint_id, { ifMatch: changed }),
+  ).rejects.toMatchObject({ status: 412 });
+  const current = await client.webhookEndpoints.get(endpoint.webhook_endpoint_id);
+  await client.webhookEndpoints.delete(endpoint.webhook_endpoint_id, { ifMatch: current });
+});

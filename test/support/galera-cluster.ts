@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { projectRoot } from '../../src/paths';
-import { freePort } from './free-port';
+import { freeServerPort } from './free-port';
 
 export const mariadbd = process.env.MARIADBD_PATH || '/usr/sbin/mariadbd';
 export const galeraProvider =
@@ -489,7 +489,7 @@ export class StandaloneMariaDb {
     const node = new GaleraNode(
       0,
       path.join(folder, 'server'),
-      { client: await freePort(), gmcast: 0, ist: 0, sst: 0 },
+      { client: await freeServerPort(), gmcast: 0, ist: 0, sst: 0 },
       undefined,
     );
     const server = new StandaloneMariaDb(folder, node);
@@ -584,16 +584,16 @@ export class GaleraCluster {
     const ports: Ports[] = [];
     for (let i = 0; i < 3; i++)
       ports.push({
-        client: await freePort(),
-        gmcast: await freePort(),
-        ist: await freePort(),
-        sst: await freePort(),
+        client: await freeServerPort(),
+        gmcast: await freeServerPort(),
+        ist: await freeServerPort(),
+        sst: await freeServerPort(),
       });
     const clusterAddress = `gcomm://${ports.map((p) => `127.0.0.1:${p.gmcast}`).join(',')}`;
     const nodes = ports.map(
       (p, i) => new GaleraNode(i, path.join(folder, `node${i + 1}`), p, clusterAddress),
     );
-    const cluster = new GaleraCluster(folder, nodes, await freePort());
+    const cluster = new GaleraCluster(folder, nodes, await freeServerPort());
     try {
       const started = Date.now();
       for (const node of nodes) {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { freePort } from './free-port';
+import { freeServerPort } from './free-port';
 
 export const mariadbd = process.env.MARIADBD_PATH || '/usr/sbin/mariadbd';
 
@@ -34,7 +34,7 @@ export class OwnMariaDb {
       { encoding: 'utf8' },
     );
     if (installed.status !== 0) throw new Error(`mariadb-install-db failed:\n${installed.stderr}`);
-    const server = new OwnMariaDb(dataDir, await freePort(), serverOptions);
+    const server = new OwnMariaDb(dataDir, await freeServerPort(), serverOptions);
     await server.start();
     const connection = await server.connect();
     await connection.query('CREATE DATABASE tasks');

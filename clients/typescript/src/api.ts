@@ -2053,6 +2053,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,7 +2075,15 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
+                 *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
+                 *     `400` naming the header.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -2092,12 +2101,14 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2110,7 +2121,16 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+                 *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+                 *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+                 *     naming the header, not compared.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -2136,6 +2156,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyEndpointChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2144,7 +2165,16 @@ export interface operations {
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change only if the resource still has one of these ETags (or exists, for `*`);
+                 *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
+                 *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
+                 *     naming the header, not compared.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -2167,6 +2197,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2177,6 +2208,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyEndpointChanges"];

@@ -225,20 +225,23 @@ function resourcesOf(api: Client<paths>) {
       answer<Schemas['WebhookEndpointWithSecret']>(
         api.POST('/v1/webhook-endpoints', { body, headers: created(o) }),
       ),
-    get: (id: string) =>
-      answer<WebhookEndpoint>(
-        api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id) }),
-      ),
-    update: (id: string, body: Schemas['WebhookEndpointUpdate']) =>
+    get: read<WebhookEndpoint>((headers, id) =>
+      api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id), headers }),
+    ),
+    update: (id: string, body: Schemas['WebhookEndpointUpdate'], o?: ChangeOptions) =>
       answer<WebhookEndpoint>(
         api.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', {
           params: endpointPath(id),
           body,
+          headers: conditional(o),
         }),
       ),
-    delete: (id: string) =>
+    delete: (id: string, o?: ChangeOptions) =>
       deleted(
-        api.DELETE('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id) }),
+        api.DELETE('/v1/webhook-endpoints/{webhook_endpoint_id}', {
+          params: endpointPath(id),
+          headers: conditional(o),
+        }),
       ),
     list: (
       query: Omit<Query<'/v1/webhook-endpoints'>, 'cursor'> = {},
@@ -246,10 +249,11 @@ function resourcesOf(api: Client<paths>) {
       paginate((cursor) =>
         answer(api.GET('/v1/webhook-endpoints', { params: { query: { ...query, cursor } } })),
       ),
-    rotateSecret: (id: string) =>
+    rotateSecret: (id: string, o?: CreateOptions) =>
       answer(
         api.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret', {
           params: endpointPath(id),
+          headers: created(o),
         }),
       ),
     deliveries: (

@@ -25,7 +25,7 @@ export function conditionValue(condition: ETagOrObject, option: string): string 
   const etag = remembered.get(condition);
   if (etag === undefined)
     throw new TypeError(
-      `${option} was given an object the kit holds no ETag for: pass a project or task that get, create or update returned, or the ETag itself`,
+      `${option} was given an object the kit holds no ETag for: pass a project, task or webhook endpoint that get, create or update returned, or the ETag itself`,
     );
   return etag;
 }
