@@ -1,8 +1,9 @@
 /**
  * `make bench`: the service against a bare baseline (node:http + mysql2 running the same
  * statements) on one MariaDB, under the same autocannon load, alternating A/B/A/B after a
- * warm-up so drift hits both; then the service alone on the embedded SQLite default. Prints
- * figures and the targets they meet; it asserts nothing about speed.
+ * warm-up so drift hits both; beside them the service with LIBRARY_SHIMS=off, so what the shims
+ * buy stays measured; then the service alone on the embedded SQLite default. Prints figures and
+ * the targets they meet; it asserts nothing about speed.
  *
  * BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/), BENCH_CONNECTIONS (16),
  * BENCH_SECONDS per measured round (5), BENCH_ROUNDS (2), BENCH_WARMUP_SECONDS (3).
@@ -94,6 +95,17 @@ function printMysqlTable(rows: Array<{ name: string; service: Figures; baseline:
   }
 }
 
+/** What the library shims buy (src/http/shims, src/db/driver): the service's CPU per request without them, against with. */
+function printShimsPrice(rows: Array<{ name: string; service: Figures; shimsOff: Figures }>): void {
+  console.log('\n### The library shims: the same service with LIBRARY_SHIMS=off\n');
+  console.log('| operation | CPU µs per request, shims off / on | ratio | req/s, shims off / on |');
+  console.log('|---|---:|---:|---:|');
+  for (const { name, service, shimsOff } of rows)
+    console.log(
+      `| ${name} | ${fmt(shimsOff.cpuUsPerRequest)} / ${fmt(service.cpuUsPerRequest)} | ${fmt(shimsOff.cpuUsPerRequest / service.cpuUsPerRequest, 2)}× | ${fmt(shimsOff.peak.requestsPerSecond)} / ${fmt(service.peak.requestsPerSecond)} |`,
+    );
+}
+
 function printProcess(name: string, process: ServerProcess): void {
   const rss = process.peakRssMb();
   console.log(
@@ -118,24 +130,36 @@ async function benchMysql(): Promise<void> {
       DATABASE_URL: databaseUrl,
     });
     const baseline = await startServerProcess([baselineScript], { DATABASE_URL: databaseUrl });
+    const shimsOff = await startServerProcess(serviceArguments(), {
+      ...serviceEnv,
+      DATABASE_URL: databaseUrl,
+      LIBRARY_SHIMS: 'off',
+    });
     try {
       const rows = [];
       for (const operation of operations(fixture)) {
-        const [serviceFigures, baselineFigures] = await measure(
-          [service, baseline],
+        const [serviceFigures, baselineFigures, shimsOffFigures] = await measure(
+          [service, baseline, shimsOff],
           fixture.key,
           operation,
         );
-        rows.push({ name: operation.name, service: serviceFigures, baseline: baselineFigures });
+        rows.push({
+          name: operation.name,
+          service: serviceFigures,
+          baseline: baselineFigures,
+          shimsOff: shimsOffFigures,
+        });
       }
       console.log(`\n## MariaDB: service against the bare baseline (same statements; checked)\n`);
       printMysqlTable(rows);
+      printShimsPrice(rows);
       console.log('');
       printProcess('service', service);
       printProcess('baseline', baseline);
     } finally {
       await service.stop();
       await baseline.stop();
+      await shimsOff.stop();
     }
   } finally {
     await database.drop();
