@@ -10,8 +10,11 @@ import type { ClaimedDelivery, DueEndpoint } from '../db/delivery-queue-reposito
 
 /** Attempts to one endpoint in flight at once, over every instance. */
 export const maxInFlightPerEndpoint = 10;
-/** Attempts of one endpoint claimed ahead of those in flight; more are claimed once half have started. */
-export const claimedAheadPerEndpoint = 10;
+/**
+ * Attempts of one endpoint claimed ahead of those in flight (no event body is held for them):
+ * enough to keep ten in flight while the next claim is made.
+ */
+export const claimedAheadPerEndpoint = 40;
 
 /** An endpoint this instance serves and has attempts of. */
 export interface ServedEndpoint {
@@ -55,8 +58,8 @@ export class DeliverySlots {
   private queued = 0;
   /** A tenant alone leaves this many slots free, so that another tenant's first attempts start at once. */
   private readonly reserve: number;
-  /** Tenants the last look found with due attempts: they count for the shares before anything of theirs is claimed. */
-  tenantsDue = new Set<string>();
+  /** The endpoints the last look found with due attempts, by tenant: they count for the shares before anything of theirs is claimed. */
+  endpointsDue = new Map<string, Set<string>>();
   /**
    * Whether the attempt may take a slot now: the worker says no while its host's address is being
    * looked up, so that a lookup never holds a slot (the endpoint's turn passes to the next).
@@ -74,7 +77,7 @@ export class DeliverySlots {
   /** The most slots (and the most claimed ahead) a tenant may hold while as many tenants as there are now want some. */
   share(): number {
     const { maxInFlight } = this.limits;
-    const wanting = new Set(this.tenantsDue);
+    const wanting = new Set(this.endpointsDue.keys());
     for (const [tenantId, tenant] of this.tenants)
       if (tenant.inFlight + tenant.queued > 0) wanting.add(tenantId);
     return wanting.size <= 1
@@ -86,11 +89,25 @@ export class DeliverySlots {
   roomFor({ endpointId, tenantId }: DueEndpoint): number {
     const endpoint = this.served.get(endpointId);
     const held = (endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0);
+    const share = this.share();
     return Math.min(
       maxInFlightPerEndpoint + claimedAheadPerEndpoint - held,
-      this.share() - (this.tenants.get(tenantId)?.queued ?? 0),
+      this.aheadFor(tenantId, endpointId, share) - (endpoint?.queue.length ?? 0),
+      share - (this.tenants.get(tenantId)?.queued ?? 0),
       this.limits.maxInFlight - this.queued,
     );
+  }
+
+  /**
+   * How many attempts one endpoint may have claimed ahead: its part of its tenant's share, when
+   * the tenant has more endpoints wanting slots, so that one endpoint's claims do not take what
+   * its tenant's other endpoints would get.
+   */
+  private aheadFor(tenantId: string, endpointId: string, share: number): number {
+    const wanting = new Set(this.endpointsDue.get(tenantId));
+    for (const id of this.tenants.get(tenantId)?.endpoints ?? []) wanting.add(id);
+    wanting.add(endpointId);
+    return Math.min(claimedAheadPerEndpoint, Math.max(1, Math.ceil(share / wanting.size)));
   }
 
   /** Whether the instance may claim anything more. */
@@ -169,16 +186,16 @@ export class DeliverySlots {
     return starting;
   }
 
-  /** Frees an attempt's slot; whether its endpoint, still served here, has few enough claimed ahead to claim more. */
+  /** Frees an attempt's slot; whether its endpoint, still served here, has room enough to claim more. */
   free({ endpoint }: Started): boolean {
     this.inFlight--;
     endpoint.inFlight--;
     this.tenantOf(endpoint.tenantId).inFlight--;
     this.forgetIfIdle(endpoint.endpointId);
-    // Claimed ahead in small batches: more once half of those claimed ahead have started.
-    return (
-      this.served.has(endpoint.endpointId) && endpoint.queue.length <= claimedAheadPerEndpoint / 2
-    );
+    if (!this.served.has(endpoint.endpointId)) return false;
+    // Claimed in batches: more once there is room for half of what the endpoint may hold.
+    const { endpointId, tenantId } = endpoint;
+    return 2 * this.roomFor(endpoint) >= this.aheadFor(tenantId, endpointId, this.share());
   }
 
   /**

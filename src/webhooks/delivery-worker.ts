@@ -8,13 +8,14 @@
  *
  * The instance's slots are shared by tenants in turn (delivery-slots.ts). An attempt takes its
  * slot once its host's address is known (a lookup never holds one), and holds it until its
- * connection has ended as well as its answer. Attempts claimed ahead carry no event body: each
- * event is read just before its attempt is made.
+ * connection has ended as well as its answer. Attempts claimed ahead carry no event body: the
+ * events of the next few of each endpoint are read together as attempts start (read-ahead.ts).
  *
  * The worker is given its queue (the database's side of it: delivery-queue-repository.ts) and its
  * sender (the HTTP client), and decides only what to claim, when, and what to start.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/api';
 import type {
@@ -26,10 +27,11 @@ import { repeatCycle, type RepeatingCycle } from '../background/repeating-cycle'
 import { outcomeOf } from './attempt-outcome';
 import { observeAttempt, sendSigned, settled } from './attempts';
 import { ClaimTurns } from './claim-turns';
-import { DeliverySlots, type Started } from './delivery-slots';
+import { DeliverySlots, maxInFlightPerEndpoint, type Started } from './delivery-slots';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import type { WebhookMetrics } from './metrics';
 import { queueWrites, type QueueWrites } from './queue-writes';
+import { ReadAhead, type Body } from './read-ahead';
 
 type Event = components['schemas']['Event'];
 
@@ -94,6 +96,9 @@ class Worker {
   /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only refills. */
   private scanDue = true;
   private readonly cycles: RepeatingCycle;
+  private readonly readAhead: ReadAhead;
+  /** Failed reads already logged: one line for a read, however many attempts waited on it. */
+  private readonly failedReads = new WeakSet<object>();
 
   constructor(
     private readonly queue: DeliveryQueue,
@@ -101,6 +106,8 @@ class Worker {
     private readonly options: DeliveryWorkerOptions,
   ) {
     const { timeoutMs, maxInFlight, logger } = options;
+    // Each attempt in flight listens for the stop: as many listeners as slots is no leak.
+    setMaxListeners(maxInFlight + 1, this.stopAttempts.signal);
     this.times = {
       // A claimed attempt waits for a slot (it is made only with the timeout and the outcome's
       // window still left on its claim), is made (the timeout again) and written back.
@@ -110,10 +117,14 @@ class Worker {
       // still served it, have all been cut off: the cap holds across the handover.
       graceMs: timeoutMs + 1000,
     };
+    this.readAhead = new ReadAhead((eventIds) => queue.eventsToSend(eventIds));
     this.writes = queueWrites(queue, { logger, stopping: () => this.stopping });
     this.slots = new DeliverySlots(
       { maxInFlight, serveMs, leaseLeftToStartMs: timeoutMs + outcomeWindowMs },
-      (deliveries) => void this.writes.giveBack(deliveries),
+      (deliveries) => {
+        this.readAhead.forget(deliveries);
+        void this.writes.giveBack(deliveries);
+      },
     );
     this.slots.startable = (delivery) => this.addressKnown(delivery);
     this.cycles = repeatCycle(() => this.cycle(), {
@@ -132,7 +143,9 @@ class Worker {
     this.stopping = true;
     await this.cycles.stop();
     const endpointIds = this.slots.endpoints().map((endpoint) => endpoint.endpointId);
-    await this.queue.release(this.slots.takeAllQueued()).catch(() => {});
+    const queued = this.slots.takeAllQueued();
+    this.readAhead.forget(queued);
+    await this.queue.release(queued).catch(() => {});
     this.stopAttempts.abort();
     await Promise.all([...this.attempts]);
     await this.queue.stopServing(endpointIds, this.holder).catch(() => {});
@@ -162,7 +175,12 @@ class Worker {
   private async scan(): Promise<Map<string, DueEndpoint>> {
     await this.writes.giveBackLeftovers();
     const scanned = await this.queue.endpointsWithDueAttempts(this.holder, this.times.graceMs);
-    this.slots.tenantsDue = new Set(scanned.map((due) => due.tenantId));
+    this.slots.endpointsDue = new Map();
+    for (const { tenantId, endpointId } of scanned)
+      this.slots.endpointsDue.set(
+        tenantId,
+        (this.slots.endpointsDue.get(tenantId) ?? new Set()).add(endpointId),
+      );
     this.unclaimed.clear();
     this.slots.trim();
     return new Map(scanned.map((due) => [due.endpointId, due]));
@@ -263,7 +281,7 @@ class Worker {
     const starting = this.slots.fill();
     if (starting.length === 0) return;
     for (let i = 0; i < starting.length; i++) this.options.metrics.inFlight(1);
-    this.track(this.startAttempts(starting));
+    this.startAttempts(starting);
   }
 
   /** Whether the attempt's host is known; if not, it is looked up (in its tenant's turn), and the slots filled again once it is. */
@@ -289,43 +307,61 @@ class Worker {
     this.pump();
   }
 
-  /** Reads the events of attempts given slots (in one query), then makes the attempts. */
-  private async startAttempts(starting: Started[]): Promise<void> {
-    let events: Map<string, Event> | undefined;
-    try {
-      events = await this.queue.eventsToSend([
-        ...new Set(starting.map(({ delivery }) => delivery.eventId)),
-      ]);
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, deliveries: starting.length },
-        'reading the events of webhook deliveries failed; their claims are given back',
-      );
-    }
-    for (const started of starting) {
-      const { delivery } = started;
-      // An attempt not made (its event could not be read, or the service is stopping) has no log line of its own.
-      const made = events !== undefined && !this.stopping;
-      const attempt = made
-        ? this.send(delivery, events!.get(delivery.eventId))
-        : settled({ abandoned: true, durationMs: 0 });
-      const eventCreatedAt = events?.get(delivery.eventId)?.created_at;
+  /** Makes the attempts given slots, each once its event is known (read ahead, or read now with the next ones). */
+  private startAttempts(starting: Started[]): void {
+    const next = [...new Set(starting.map((started) => started.endpoint))].flatMap((endpoint) =>
+      endpoint.queue.slice(0, maxInFlightPerEndpoint),
+    );
+    const bodies = this.readAhead.take(
+      starting.map((started) => started.delivery),
+      next,
+    );
+    starting.forEach((started, i) => {
+      const body = bodies[i];
+      if (!(body instanceof Promise)) return this.begin(started, { event: body });
       this.track(
-        attempt.result
-          .then((result) => {
-            if (made) observeAttempt(this.options, delivery, result, eventCreatedAt);
-            return this.record(delivery, result);
-          })
-          .catch((error: unknown) =>
-            this.options.logger.error(
-              { err: error, delivery_id: delivery.deliveryId },
-              'a webhook delivery attempt failed unexpectedly',
-            ),
-          ),
+        body.then(
+          (event) => this.begin(started, { event }),
+          (error: unknown) => {
+            if (!this.failedReads.has(error as object)) {
+              this.failedReads.add(error as object);
+              this.options.logger.warn(
+                { err: error },
+                'reading the events of webhook deliveries failed; their claims are given back',
+              );
+            }
+            this.begin(started, undefined);
+          },
+        ),
       );
-      // The slot frees once the lookup and connection the attempt started have ended too.
-      void attempt.ended.catch(() => {}).finally(() => this.freeSlot(started));
-    }
+    });
+  }
+
+  /**
+   * Makes the attempt with its event (`read` undefined: the event could not be read), writes its
+   * outcome, and frees its slot once its lookup and connection have ended too.
+   */
+  private begin(started: Started, read: { event: Body } | undefined): void {
+    const { delivery } = started;
+    // An attempt not made (its event could not be read, or the service is stopping) has no log line of its own.
+    const made = read !== undefined && !this.stopping;
+    const attempt = made
+      ? this.send(delivery, read.event)
+      : settled({ abandoned: true, durationMs: 0 });
+    this.track(
+      attempt.result
+        .then((result) => {
+          if (made) observeAttempt(this.options, delivery, result, read.event?.created_at);
+          return this.record(delivery, result);
+        })
+        .catch((error: unknown) =>
+          this.options.logger.error(
+            { err: error, delivery_id: delivery.deliveryId },
+            'a webhook delivery attempt failed unexpectedly',
+          ),
+        ),
+    );
+    void attempt.ended.catch(() => {}).finally(() => this.freeSlot(started));
   }
 
   /** Makes the attempt: its HTTP call, the only part in flight to the endpoint. */

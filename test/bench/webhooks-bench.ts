@@ -1,19 +1,26 @@
 /**
- * `make bench`, webhooks part, on MariaDB: one endpoint on a local receiver that answers at once.
- * 1. The create rate without an endpoint, then with one (what planning deliveries costs a write).
- * 2. At the peak create rate, and at half of it, the delay from each create's 2xx to its delivery
- *    arriving, p50 and p99, and whether delivery keeps up (how long after the writers stop the
- *    last delivery arrives).
- * 3. Deliveries per second from a backlog of planned attempts, timed from enabling the endpoint
- *    until the receiver has them all.
+ * `make bench`, webhooks part, on MariaDB: endpoints on a local receiver that answers 204 at once,
+ * in three shapes, each on a database and service of its own: one endpoint; ten endpoints of one
+ * tenant (each event goes to all ten); ten tenants with one endpoint each (the writers spread over
+ * them). For each:
+ * 1. The create rate without endpoints, and its CPU per create.
+ * 2. At the peak create rate (and, for one endpoint, at half of it): deliveries per second while
+ *    writing, the delay from each create's 2xx to its delivery, p50 and p99, how long after the
+ *    writers stop the last delivery arrives, and how many were sent twice.
+ * 3. From a backlog of planned attempts (5,000 in all): deliveries per second, from enabling the
+ *    endpoints until the receiver has them all, the share of the endpoint (or tenant) served least
+ *    against the one served most over the first half, and the service's CPU per delivery.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
+import { issueApiKey } from '../../src/cli/issue-api-key';
 import { numbered } from '../../src/db/events-repository';
+import { createRepositories } from '../../src/db/repositories';
 import { nowForDb } from '../../src/db/timestamps';
 import { createMysqlDatabase } from '../support/mysql-database';
-import { seedFixture, withKnex, type Fixture } from './fixture';
+import { seedFixture, withKnex } from './fixture';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
 
@@ -29,199 +36,333 @@ const serviceEnv = {
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Shape {
+  name: string;
+  tenants: number;
+  endpointsPerTenant: number;
+  /** Whose shares the backlog compares: each endpoint's, or each tenant's. */
+  shares: 'endpoint' | 'tenant';
+  halfRate: boolean;
+}
+
+const shapes: Shape[] = [
+  { name: 'one endpoint', tenants: 1, endpointsPerTenant: 1, shares: 'endpoint', halfRate: true },
+  {
+    name: '10 endpoints of one tenant',
+    tenants: 1,
+    endpointsPerTenant: 10,
+    shares: 'endpoint',
+    halfRate: false,
+  },
+  {
+    name: '10 tenants, one endpoint each',
+    tenants: 10,
+    endpointsPerTenant: 1,
+    shares: 'tenant',
+    halfRate: false,
+  },
+];
+
+interface Tenant {
+  key: string;
+  projectId: string;
+  endpoints: Array<{ id: string; path: string }>;
+}
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** A receiver that answers 204 at once and notes when each task's delivery arrived. */
+/**
+ * A receiver that answers 204 at once and notes when each event reached each endpoint (by the
+ * URL's path and the webhook-id), and how many arrived more than once.
+ */
 async function startReceiver() {
+  /** By `${path} ${webhook-id}`. */
   const arrivedAt = new Map<string, number>();
+  const byPath = new Map<string, number>();
   let deliveries = 0;
+  let twice = 0;
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.resume();
     req.on('end', () => {
       const now = performance.now();
       deliveries++;
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        data: { object: { task_id?: string } };
-      };
-      const taskId = event.data.object.task_id;
-      if (taskId !== undefined && !arrivedAt.has(taskId)) arrivedAt.set(taskId, now);
+      const key = `${req.url} ${String(req.headers['webhook-id'])}`;
+      if (arrivedAt.has(key)) twice++;
+      else arrivedAt.set(key, now);
+      byPath.set(req.url!, (byPath.get(req.url!) ?? 0) + 1);
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     arrivedAt,
+    byPath,
     deliveries: () => deliveries,
+    twice: () => twice,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
+/** A tenant of its own with a key and a project to create tasks in. */
+async function seedTenant(knex: Knex, name: string): Promise<Tenant> {
+  const repositories = createRepositories(knex);
+  const { key, tenant } = await issueApiKey(repositories, name, ['read', 'write']);
+  const { tenant_id: tenantId } = await repositories.tenants.findOrCreate(tenant);
+  const project = await repositories.inTransaction('fixture', (write) =>
+    repositories.projects.create(tenantId, { name: 'created into', description: '' }, write),
+  );
+  return { key, projectId: project.value.project_id, endpoints: [] };
+}
+
 /**
- * Creates tasks with `connections` writers for `ms`, as fast as the service answers or, given
- * `perSecond`, at that rate; when each create's 201 came, by task id.
+ * Creates tasks with `connections` writers (spread over the tenants) for `ms`, as fast as the
+ * service answers or, given `perSecond`, at that rate: when each create's 2xx came, by event id
+ * (the task's `task.created` event is read back from the feed afterwards, see eventIdsOf).
  */
 async function createFor(
   url: string,
-  fixture: Fixture,
+  tenants: Tenant[],
   ms: number,
   perSecond?: number,
-): Promise<Map<string, number>> {
-  const headers = { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' };
-  const body = JSON.stringify({ project_id: fixture.emptyProjectId, title: 'delivered' });
-  const acknowledgedAt = new Map<string, number>();
+): Promise<Array<{ tenant: Tenant; taskId: string; at: number }>> {
+  const created: Array<{ tenant: Tenant; taskId: string; at: number }> = [];
   const started = performance.now();
   const deadline = started + ms;
   let sent = 0;
-  const writer = async () => {
+  const writer = async (tenant: Tenant) => {
+    const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
+    const body = JSON.stringify({ project_id: tenant.projectId, title: 'delivered' });
     while (performance.now() < deadline) {
       if (perSecond !== undefined) {
         const due = started + (sent++ * 1000) / perSecond;
-        if (due > performance.now())
-          await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+        if (due > performance.now()) await sleep(due - performance.now());
         if (performance.now() >= deadline) return;
       }
       const response = await fetch(`${url}/v1/tasks`, { method: 'POST', headers, body });
       const task = (await response.json()) as { task_id: string };
-      if (response.status === 201) acknowledgedAt.set(task.task_id, performance.now());
+      if (response.status === 201)
+        created.push({ tenant, taskId: task.task_id, at: performance.now() });
     }
   };
-  await Promise.all(Array.from({ length: connections }, writer));
-  return acknowledgedAt;
+  await Promise.all(
+    Array.from({ length: connections }, (_, i) => writer(tenants[i % tenants.length])),
+  );
+  return created;
 }
 
-/** Creates for `seconds` (at `perSecond`, or as fast as the service answers) and follows each create to its delivery. */
-async function deliveryDelays(
-  url: string,
-  fixture: Fixture,
-  receiver: Receiver,
-  perSecond?: number,
-) {
-  const writesStarted = performance.now();
-  const acknowledgedAt = await createFor(url, fixture, seconds * 1000, perSecond);
-  const writesEnded = performance.now();
-  const deliveredDuring = [...acknowledgedAt.keys()].filter(
-    (taskId) => (receiver.arrivedAt.get(taskId) ?? Infinity) <= writesEnded,
-  ).length;
-  const keptUp = await until(
-    () => [...acknowledgedAt.keys()].every((taskId) => receiver.arrivedAt.has(taskId)),
-    30_000,
-  );
-  const lastAfterMs =
-    Math.max(
-      ...[...acknowledgedAt.keys()].map((taskId) => receiver.arrivedAt.get(taskId) ?? Infinity),
-    ) - writesEnded;
-  const delays = [...acknowledgedAt]
-    .map(([taskId, at]) => (receiver.arrivedAt.get(taskId) ?? Infinity) - at)
-    .sort((x, y) => x - y);
-  return {
-    rate: acknowledgedAt.size / ((writesEnded - writesStarted) / 1000),
-    deliveredRate: deliveredDuring / ((writesEnded - writesStarted) / 1000),
-    lastAfter: keptUp ? `${fmt(Math.max(0, lastAfterMs))} ms` : '**never (30 s)**',
-    p50: percentile(delays, 50),
-    p99: percentile(delays, 99),
-  };
+/** The event id of each task's `task.created` event. */
+async function eventIdsOf(knex: Knex, taskIds: string[]): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (let i = 0; i < taskIds.length; i += 1000) {
+    const chunk = taskIds.slice(i, i + 1000);
+    const taskId = "json_unquote(json_extract(data, '$.object.task_id'))";
+    const rows: Array<{ event_id: string; task_id: string }> = await knex('events')
+      .where('type', 'task.created')
+      .whereRaw(`${taskId} in (${chunk.map(() => '?').join(',')})`, chunk)
+      .select('event_id', knex.raw(`${taskId} as task_id`));
+    for (const row of rows) ids.set(row.task_id, row.event_id);
+  }
+  return ids;
 }
 
 async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
-  while (!done() && performance.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  while (!done() && performance.now() < deadline) await sleep(10);
   return done();
 }
 
-async function webhooksBench(): Promise<void> {
+/** Creates for `seconds` (at `perSecond`, or as fast as the service answers) and follows each create to every endpoint. */
+async function deliveryDelays(
+  service: ServerProcess,
+  knex: Knex,
+  tenants: Tenant[],
+  receiver: Receiver,
+  perSecond?: number,
+) {
+  const twiceBefore = receiver.twice();
+  const writesStarted = performance.now();
+  const created = await createFor(service.url, tenants, seconds * 1000, perSecond);
+  const writesEnded = performance.now();
+  const eventIds = await eventIdsOf(
+    knex,
+    created.map((c) => c.taskId),
+  );
+  const expected = created.flatMap(({ tenant, taskId, at }) =>
+    tenant.endpoints.map((endpoint) => ({ key: `${endpoint.path} ${eventIds.get(taskId)}`, at })),
+  );
+  const keptUp = await until(
+    () => expected.every(({ key }) => receiver.arrivedAt.has(key)),
+    30_000,
+  );
+  const arrivals = expected.map(({ key }) => receiver.arrivedAt.get(key) ?? Infinity);
+  const deliveredDuring = arrivals.filter((at) => at <= writesEnded).length;
+  const delays = expected.map(({ at }, i) => arrivals[i] - at).sort((x, y) => x - y);
+  const tookS = (writesEnded - writesStarted) / 1000;
+  return {
+    rate: created.length / tookS,
+    deliveredRate: deliveredDuring / tookS,
+    wanted: expected.length / tookS,
+    lastAfterMs: keptUp ? Math.max(0, Math.max(...arrivals) - writesEnded) : Infinity,
+    p50: percentile(delays, 50),
+    p99: percentile(delays, 99),
+    twice: receiver.twice() - twiceBefore,
+  };
+}
+
+/** Plans `backlog` attempts (split over the endpoints) straight into the database while the endpoints are disabled, then enables them. */
+async function drainBacklog(
+  service: ServerProcess,
+  knex: Knex,
+  tenants: Tenant[],
+  receiver: Receiver,
+  shape: Shape,
+) {
+  const patch = (tenant: Tenant, id: string, enabled: boolean) =>
+    fetch(`${service.url}/v1/webhook-endpoints/${id}`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ enabled }),
+    }).then((response) => response.text());
+  for (const tenant of tenants)
+    for (const endpoint of tenant.endpoints) await patch(tenant, endpoint.id, false);
+  const endpoints = tenants.flatMap((tenant) => tenant.endpoints);
+  const perEndpoint = Math.ceil(backlog / endpoints.length);
+  const events = async () =>
+    Number((await knex('events').where('type', 'task.created').count({ n: '*' }))[0].n);
+  while ((await events()) < perEndpoint) await createFor(service.url, tenants, 1000);
+  // Let planning finish what the writers left, so that nothing but the backlog is delivered.
+  await sleep(1000);
+  const eventIds: string[] = await knex('events')
+    .where('type', 'task.created')
+    .modify(numbered)
+    .orderBy('sequence')
+    .limit(perEndpoint)
+    .pluck('event_id');
+  const now = nowForDb();
+  const rows = endpoints.flatMap((endpoint) =>
+    eventIds.map((eventId) => ({
+      delivery_id: uuidv7(),
+      webhook_endpoint_id: endpoint.id,
+      event_id: eventId,
+      event_type: 'task.created',
+      attempt: 1,
+      status: 'pending',
+      created_at: now,
+      next_attempt_at: now,
+    })),
+  );
+  await knex.batchInsert('webhook_deliveries', rows, 500);
+  const before = receiver.deliveries();
+  const byPathBefore = new Map(receiver.byPath);
+  const cpuBefore = service.cpuSeconds();
+  const enabledAt = performance.now();
+  for (const tenant of tenants)
+    for (const endpoint of tenant.endpoints) await patch(tenant, endpoint.id, true);
+  await until(() => receiver.deliveries() - before >= rows.length / 2, 120_000);
+  // The shares over the first half: each endpoint's, or each tenant's (its endpoints together).
+  const share = (paths: string[]) =>
+    paths.reduce(
+      (sum, path) => sum + (receiver.byPath.get(path) ?? 0) - (byPathBefore.get(path) ?? 0),
+      0,
+    );
+  const groups =
+    shape.shares === 'tenant'
+      ? tenants.map((tenant) => tenant.endpoints.map((endpoint) => endpoint.path))
+      : endpoints.map((endpoint) => [endpoint.path]);
+  const shares = groups.map(share);
+  const drained = await until(() => receiver.deliveries() - before >= rows.length, 120_000);
+  const tookMs = performance.now() - enabledAt;
+  const delivered = receiver.deliveries() - before;
+  return {
+    planned: rows.length,
+    perSecond: delivered / (tookMs / 1000),
+    drained,
+    tookMs,
+    fairness: Math.min(...shares) / Math.max(...shares),
+    cpuUs: ((service.cpuSeconds() - cpuBefore) * 1e6) / delivered,
+  };
+}
+
+async function runShape(shape: Shape, receiver: Receiver) {
   const database = await createMysqlDatabase(mysqlUrl, 'tt_bench_webhooks');
-  const receiver = await startReceiver();
   let service: ServerProcess | undefined;
   try {
-    const fixture = await withKnex(database.config, (knex) => seedFixture(knex, 10));
-    service = await startServerProcess(serviceArguments(), {
-      ...serviceEnv,
-      DATABASE_URL: (database.config as { url: string }).url,
-    });
-    const headers = { Authorization: `Bearer ${fixture.key}`, 'Content-Type': 'application/json' };
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${service!.url}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+    return await withKnex(database.config, async (knex) => {
+      await seedFixture(knex, 10);
+      const tenants: Tenant[] = [];
+      for (let t = 0; t < shape.tenants; t++) tenants.push(await seedTenant(knex, `bench-${t}`));
+      service = await startServerProcess(serviceArguments(), {
+        ...serviceEnv,
+        DATABASE_URL: (database.config as { url: string }).url,
       });
-
-    console.log('\n## MariaDB: webhooks (one endpoint, a local receiver answering 204 at once)\n');
-    await createFor(service.url, fixture, 2000);
-    const cpuBefore = service.cpuSeconds();
-    const created = (await createFor(service.url, fixture, seconds * 1000)).size;
-    const createCpuUs = ((service.cpuSeconds() - cpuBefore) * 1e6) / created;
-    const without = created / seconds;
-
-    const endpoint = (await (
-      await call('POST', '/v1/webhook-endpoints', { url: receiver.url })
-    ).json()) as { webhook_endpoint_id: string };
-    const peak = await deliveryDelays(service.url, fixture, receiver);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const half = await deliveryDelays(service.url, fixture, receiver, peak.rate / 2);
-    console.log(
-      `Creates without an endpoint: ${fmt(without)}/s; with one, at the peak: ${fmt(peak.rate)}/s (kept ${fmt(peak.rate / without, 2)}).\n`,
-    );
-    console.log(
-      '| create rate | deliveries/s while writing | last delivery after the writers stopped | delay from 2xx to delivery, p50 | p99 (< 1000 ms) |',
-    );
-    console.log('|---|---:|---:|---:|---:|');
-    for (const [name, run] of [
-      [`peak, ${fmt(peak.rate)}/s`, peak],
-      [`half that, ${fmt(half.rate)}/s`, half],
-    ] as const) {
-      console.log(
-        `| ${name} | ${fmt(run.deliveredRate)} | ${run.lastAfter} | ${fmt(run.p50, 1)} ms | ${fmt(run.p99, 1)} ms ${mark(run.p99 < 1000)} |`,
-      );
-    }
-
-    // Deliveries per second from a backlog: attempts of kept events planned straight into the
-    // database while the endpoint is disabled (a disabled endpoint is planned nothing), then enabled.
-    await call('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, {
-      enabled: false,
+      await createFor(service.url, tenants, 2000);
+      const cpuBefore = service.cpuSeconds();
+      const created = (await createFor(service.url, tenants, seconds * 1000)).length;
+      const createCpuUs = ((service.cpuSeconds() - cpuBefore) * 1e6) / created;
+      const without = created / seconds;
+      for (const [t, tenant] of tenants.entries())
+        for (let e = 0; e < shape.endpointsPerTenant; e++) {
+          const path = `/hook/${t}/${e}`;
+          const response = await fetch(`${service.url}/v1/webhook-endpoints`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ url: `${receiver.base}${path}` }),
+          });
+          const endpoint = (await response.json()) as { webhook_endpoint_id: string };
+          tenant.endpoints.push({ id: endpoint.webhook_endpoint_id, path });
+        }
+      const peak = await deliveryDelays(service, knex, tenants, receiver);
+      await sleep(1000);
+      const half = shape.halfRate
+        ? await deliveryDelays(service, knex, tenants, receiver, peak.rate / 2)
+        : undefined;
+      const drain = await drainBacklog(service, knex, tenants, receiver, shape);
+      return { without, createCpuUs, peak, half, drain };
     });
-    const planned = await withKnex(database.config, async (knex) => {
-      const eventIds: string[] = await knex('events')
-        .where('type', 'task.created')
-        .modify(numbered)
-        .orderBy('sequence')
-        .limit(backlog)
-        .pluck('event_id');
-      const now = nowForDb();
-      const rows = eventIds.map((eventId) => ({
-        delivery_id: uuidv7(),
-        webhook_endpoint_id: endpoint.webhook_endpoint_id,
-        event_id: eventId,
-        event_type: 'task.created',
-        attempt: 1,
-        status: 'pending',
-        created_at: now,
-        next_attempt_at: now,
-      }));
-      await knex.batchInsert('webhook_deliveries', rows, 500);
-      return rows.length;
-    });
-    const before = receiver.deliveries();
-    const deliveryCpuBefore = service.cpuSeconds();
-    const enabledAt = performance.now();
-    await call('PATCH', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`, { enabled: true });
-    const drained = await until(() => receiver.deliveries() - before >= planned, 120_000);
-    const tookMs = performance.now() - enabledAt;
-    const deliveryCpuUs =
-      ((service.cpuSeconds() - deliveryCpuBefore) * 1e6) / (receiver.deliveries() - before);
-    console.log(
-      `\nFrom a backlog of ${planned} planned attempts: ${fmt((receiver.deliveries() - before) / (tookMs / 1000))} deliveries/s ` +
-        `(${drained ? `all in ${fmt(tookMs / 1000, 1)} s` : '**not all within 120 s**'}; at most 10 in flight to the endpoint). ` +
-        `Service CPU: ${fmt(deliveryCpuUs)} µs per delivery, against ${fmt(createCpuUs)} µs per create (without an endpoint).`,
-    );
   } finally {
     await service?.stop();
-    await receiver.stop();
     await database.drop();
+  }
+}
+
+async function webhooksBench(): Promise<void> {
+  const receiver = await startReceiver();
+  try {
+    console.log('\n## MariaDB: webhooks (local receivers answering 204 at once)\n');
+    const results = [];
+    for (const shape of shapes) results.push({ shape, ...(await runShape(shape, receiver)) });
+    console.log(
+      `${connections} writers. Deliveries are wanted at the creates' rate times the endpoints each event goes to; ` +
+        'the delay runs from the 2xx of the create to the delivery reaching its endpoint.\n',
+    );
+    console.log(
+      '| endpoints | creates/s without endpoints → at the peak | deliveries/s while writing (≥ wanted) | last delivery after the writers stopped (< 2 s) | delay p50 | p99 (< 1 s) | sent twice |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    for (const { shape, without, peak, half } of results)
+      for (const [name, run] of [
+        [shape.name, peak],
+        ...(half ? [[`${shape.name}, half the peak rate`, half] as const] : []),
+      ] as const)
+        console.log(
+          `| ${name} | ${fmt(without)} → ${fmt(run.rate)} | ${fmt(run.deliveredRate)} of ${fmt(run.wanted)} ${mark(run.deliveredRate >= 0.98 * run.wanted)} | ` +
+            `${run.lastAfterMs === Infinity ? '**never (30 s)**' : `${fmt(run.lastAfterMs)} ms`} ${mark(run.lastAfterMs < 2000)} | ` +
+            `${fmt(run.p50, 1)} ms | ${fmt(run.p99, 1)} ms ${mark(run.p99 < 1000)} | ${run.twice} ${mark(run.twice === 0)} |`,
+        );
+    console.log(
+      '\n| endpoints | from a backlog: deliveries/s (≥ 2,000) | least/most share, first half | service CPU per delivery | per create | ratio (≤ 0.3) |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const { shape, createCpuUs, drain } of results)
+      console.log(
+        `| ${shape.name} | ${fmt(drain.perSecond)} of ${drain.planned}${drain.drained ? '' : ' (**not all within 120 s**)'} ${mark(drain.perSecond >= 2000)} | ` +
+          `${fmt(drain.fairness, 2)} | ${fmt(drain.cpuUs)} µs | ${fmt(createCpuUs)} µs | ${fmt(drain.cpuUs / createCpuUs, 2)} ${mark(drain.cpuUs / createCpuUs <= 0.3)} |`,
+      );
+  } finally {
+    await receiver.stop();
   }
 }
 

@@ -1,0 +1,84 @@
+/**
+ * The events of the attempts about to start, read many at a time: when an attempt takes its slot,
+ * the events of the next attempts in its endpoint's queue (as many as the endpoint may have in
+ * flight) are read with it in one query, once half of them are not read yet. So an attempt rarely
+ * waits for a read of its own, and the instance holds the bodies of at most the attempts in
+ * flight and of the next `maxInFlightPerEndpoint` of each endpoint, never of the whole queue
+ * claimed ahead.
+ */
+import type { components } from '../../generated/api';
+import type { ClaimedDelivery } from '../db/delivery-queue-repository';
+
+type Event = components['schemas']['Event'];
+
+/** An attempt's event: undefined when retention removed it. */
+export type Body = Event | undefined;
+
+export class ReadAhead {
+  /** Events read for attempts not started yet, by delivery id. */
+  private readonly bodies = new Map<string, Body>();
+  /** Reads under way, by the delivery ids they are for. */
+  private readonly reading = new Map<string, Promise<Map<string, Event>>>();
+
+  constructor(private readonly read: (eventIds: string[]) => Promise<Map<string, Event>>) {}
+
+  /**
+   * The events of the attempts starting now, each at once when it was read ahead, otherwise once
+   * read; `next` are the attempts that start after them (the heads of their endpoints' queues),
+   * read with them when they are missing, or on their own once half of them are.
+   */
+  take(starting: ClaimedDelivery[], next: ClaimedDelivery[]): Array<Body | Promise<Body>> {
+    const unread = (delivery: ClaimedDelivery) =>
+      !this.bodies.has(delivery.deliveryId) && !this.reading.has(delivery.deliveryId);
+    const missing = starting.filter(unread);
+    const ahead = next.filter(unread);
+    if (missing.length > 0 || (ahead.length > 0 && ahead.length * 2 >= next.length))
+      this.readNow([...missing, ...ahead]);
+    return starting.map((delivery) => {
+      const { deliveryId, eventId } = delivery;
+      if (this.bodies.has(deliveryId)) {
+        const body = this.bodies.get(deliveryId);
+        this.bodies.delete(deliveryId);
+        return body;
+      }
+      const read = this.reading.get(deliveryId)!;
+      this.reading.delete(deliveryId);
+      return read.then((events) => {
+        this.bodies.delete(deliveryId);
+        return events.get(eventId);
+      });
+    });
+  }
+
+  /** Forgets what was read for attempts that will not start here (given back, or their endpoint dropped). */
+  forget(deliveries: ClaimedDelivery[]): void {
+    for (const { deliveryId } of deliveries) {
+      this.bodies.delete(deliveryId);
+      this.reading.delete(deliveryId);
+    }
+  }
+
+  /** How many events are held for attempts not started yet. */
+  get held(): number {
+    return this.bodies.size;
+  }
+
+  private readNow(deliveries: ClaimedDelivery[]): void {
+    const read = this.read([...new Set(deliveries.map((delivery) => delivery.eventId))]);
+    for (const delivery of deliveries) this.reading.set(delivery.deliveryId, read);
+    read.then(
+      (events) => {
+        for (const { deliveryId, eventId } of deliveries)
+          if (this.reading.get(deliveryId) === read) {
+            this.reading.delete(deliveryId);
+            this.bodies.set(deliveryId, events.get(eventId));
+          }
+      },
+      () => {
+        // Read again when they start; the attempts starting now see the failure themselves.
+        for (const { deliveryId } of deliveries)
+          if (this.reading.get(deliveryId) === read) this.reading.delete(deliveryId);
+      },
+    );
+  }
+}
