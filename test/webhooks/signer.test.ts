@@ -5,7 +5,11 @@ import { newSecret, signatureHeader } from '../../src/webhooks/signer';
 it('signs as the standardwebhooks library does, once per secret, for any body', () => {
   const secrets = [newSecret(), newSecret(), newSecret()];
   const timestamp = new Date('2026-11-28T09:30:00.250Z');
-  for (const body of ['{}', JSON.stringify({ text: 'é ✓ \u0000' }), JSON.stringify({ text: 'x'.repeat(70_000) })]) {
+  for (const body of [
+    '{}',
+    JSON.stringify({ text: 'é ✓ \u0000' }),
+    JSON.stringify({ text: 'x'.repeat(70_000) }),
+  ]) {
     const header = signatureHeader('evt_1', timestamp, body, secrets);
     expect(header.split(' ')).toEqual(
       secrets.map((secret) => new Webhook(secret).sign('evt_1', timestamp, body)),
