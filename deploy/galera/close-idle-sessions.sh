@@ -22,6 +22,9 @@ BEGIN NOT ATOMIC
     WHERE user = '$user' AND command = 'Sleep'
       AND id NOT IN (SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX)
   ) DO
+    -- InnoDB refills INNODB_TRX only when nobody read it for a tenth of a second, so the list
+    -- above may be old: a pause first, so that the read below sees the transactions open now.
+    DO SLEEP(0.15);
     -- Seen idle again just before: a session that began a statement since is left for the next round.
     IF (SELECT command FROM information_schema.PROCESSLIST WHERE id = idle.id) = 'Sleep'
       AND idle.id NOT IN (SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX) THEN
@@ -38,5 +41,5 @@ SQL
     echo "close-idle-sessions: $left sessions of $user still open" >&2
     exit 1
   fi
-  sleep 0.05
+  sleep 0.2
 done
