@@ -294,7 +294,7 @@ function closeIdleSessions(node: GaleraNode): Promise<{ status: number | null; s
   return new Promise((resolve) => child.once('close', (status) => resolve({ status, stderr })));
 }
 
-it('restarts every node in turn by the rolling runbook: out of HAProxy, stopped, started, Synced, back', async () => {
+it('restarts every node in turn by the rolling runbook: drained, stopped, started, Synced, back', async () => {
   const load = keyedLoad('rolling');
   /** The longest wait between two acknowledgements from `since` on: how long writes paused. */
   const longestPause = (since: number) => {
@@ -310,10 +310,13 @@ it('restarts every node in turn by the rolling runbook: out of HAProxy, stopped,
   try {
     await load.progresses(20, 60_000);
     for (const node of cluster.nodes) {
-      // 1. Out of HAProxy: no new connection goes to it; the instances' connections to it are
-      // closed, each while idle.
-      expect(await cluster.haproxyCommand(`set server nodes/${node.name} state maint`)).toBe('\n');
+      // 1. Drained in HAProxy: no new connection goes to it, and those it has stay (maintenance
+      // would cut them at once, on-marked-down shutdown-sessions). The instances' connections to
+      // it are closed, each while idle; then, with none left, it goes into maintenance.
+      expect(await cluster.haproxyCommand(`set server nodes/${node.name} state drain`)).toBe('\n');
       expect(await closeIdleSessions(node)).toEqual({ status: 0, stderr: '' });
+      expect((await cluster.haproxyServers())[node.name]).toEqual({ status: 'DRAIN', sessions: 0 });
+      expect(await cluster.haproxyCommand(`set server nodes/${node.name} state maint`)).toBe('\n');
       await load.progresses(10, 60_000);
       // 2. Stopped, as `systemctl stop mariadb`, and started again.
       const stopping = Date.now();
@@ -353,7 +356,7 @@ it('restarts every node in turn by the rolling runbook: out of HAProxy, stopped,
   // the returning node's donor (mariabackup) stays in rotation: no request fails, none is cut.
   expect(Object.fromEntries(load.statuses)).toEqual({ 201: expect.any(Number) });
   expect(causes).toEqual({});
-  // HAProxy's check took no node down (which cuts its sessions): each left and came back by step 1 and 3.
+  // HAProxy's check took no node down (which cuts its sessions): each left and came back by steps 1 and 3.
   const checked = fs.readFileSync(cluster.haproxyLog).subarray(haproxyLogged).toString('utf8');
   expect(checked.split('\n').filter((line) => / is DOWN|not serving/.test(line))).toEqual([]);
   await expectNothingLost('rolling', load.creates);
