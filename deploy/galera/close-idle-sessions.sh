@@ -1,9 +1,10 @@
 #!/bin/sh
 # Closes a user's sessions on one node, each only at a moment it is idle outside a transaction,
-# and returns once none is left: the step between taking a node out of HAProxy
-# (`set server nodes/nodeN state maint`, so no new session reaches it) and stopping it, so that no
-# statement is cut. (HAProxy's `shutdown sessions` cuts them at once: a request caught in its
-# COMMIT then answers 503, its outcome unknown.) The service's pools replace each closed
+# and returns once none is left: the step between draining a node in HAProxy
+# (`set server nodes/nodeN state drain`, so no new session reaches it) and stopping it, so that no
+# statement is cut. (HAProxy's `shutdown sessions`, and maintenance with haproxy.cfg's
+# on-marked-down shutdown-sessions, cut them at once: a request caught in its COMMIT then answers
+# 503, its outcome unknown.) The service's pools replace each closed
 # connection through HAProxy, on another node; a transaction whose connection closed after its
 # BEGIN, before its COMMIT, runs again.
 #

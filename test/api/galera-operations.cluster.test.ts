@@ -315,7 +315,13 @@ it('restarts every node in turn by the rolling runbook: drained, stopped, starte
       // it are closed, each while idle; then, with none left, it goes into maintenance.
       expect(await cluster.haproxyCommand(`set server nodes/${node.name} state drain`)).toBe('\n');
       expect(await closeIdleSessions(node)).toEqual({ status: 0, stderr: '' });
-      expect((await cluster.haproxyServers())[node.name]).toEqual({ status: 'DRAIN', sessions: 0 });
+      // HAProxy ends a session once the instance, told of the close, has closed its side too.
+      await waitFor(
+        `${node.name} drained in HAProxy`,
+        async () => (await cluster.haproxyServers())[node.name]?.sessions === 0,
+        10_000,
+      );
+      expect((await cluster.haproxyServers())[node.name]?.status).toBe('DRAIN');
       expect(await cluster.haproxyCommand(`set server nodes/${node.name} state maint`)).toBe('\n');
       await load.progresses(10, 60_000);
       // 2. Stopped, as `systemctl stop mariadb`, and started again.
