@@ -50,10 +50,12 @@ const joinAttempts = 3;
 const failedTransfer =
   /State transfer .*failed|Will never receive state|SST script aborted|WSREP_SST: \[ERROR\]|SST failed/;
 /**
- * What a joiner logs when its transfer script failed and it stays up unjoined: a failed
- * mariabackup copy leaves it running, outside the cluster, waiting for nothing.
+ * What a joiner logs when its transfer script failed: a failed mariabackup copy leaves it
+ * running, outside the cluster, waiting for nothing (the script's own error comes first, the
+ * server's report of it long after).
  */
-const failedTransferScript = /Process completed with error: wsrep_sst_|sst_received\(\) failed/;
+const failedTransferScript =
+  /WSREP_SST: \[ERROR\]|Process completed with error: wsrep_sst_|sst_received\(\) failed/;
 
 interface Ports {
   client: number;
