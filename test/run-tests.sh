@@ -5,7 +5,7 @@
 # Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
 # in CI (CI=true), where it must run; the same goes for promtool's check of the alert rules,
 # for the browser test of /docs without Chromium, for the database crash test without a mariadbd of its own to kill, and for the
-# Galera cluster tests without galera-4, rsync, socat and haproxy.
+# Galera cluster tests without galera-4, mariadb-backup, socat and haproxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,11 +61,11 @@ mariadbd="${MARIADBD_PATH:-/usr/sbin/mariadbd}"
 mariadb_installable() { [ -x "$mariadbd" ] && command -v mariadb-install-db >/dev/null; }
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
 galera="${GALERA_PROVIDER_PATH:-/usr/lib/galera/libgalera_smm.so}"
-# The cluster tests run three mariadbd nodes of their own as the mysql user (Galera's rsync state
-# transfer cannot write a root-owned data directory), so they start as root, with HAProxy in front.
+# The cluster tests run three mariadbd nodes of their own as the mysql user (Galera's state
+# transfer writes the data directory as that user), so they start as root, with HAProxy in front.
 galera_runnable() {
   [ "$(id -u)" = 0 ] && mariadb_installable && [ -r "$galera" ] && id mysql >/dev/null 2>&1 &&
-    command -v rsync >/dev/null && command -v socat >/dev/null && command -v "${HAPROXY_PATH:-haproxy}" >/dev/null
+    command -v mariabackup >/dev/null && command -v socat >/dev/null && command -v "${HAPROXY_PATH:-haproxy}" >/dev/null
 }
 
 # The mysql project holds the tests that need local servers: MySQL, and Redis for shared rate limits.
@@ -73,8 +73,8 @@ include mysql "MySQL at $mysql_url and Redis at $redis_url" \
   "Point TEST_MYSQL_URL (a user that may create databases) and TEST_REDIS_URL at them." servers_answer
 include crash "a mariadbd of their own to kill ($mariadbd)" "apt-get install mariadb-server, or set MARIADBD_PATH." mariadb_installable
 include browser "Chromium at $chromium" "apt-get install chromium, or set CHROMIUM_PATH." test -x "$chromium"
-include cluster "a MariaDB Galera cluster of their own (root, to run nodes as the mysql user; galera-4 at $galera, rsync, socat, haproxy, $mariadbd)" \
-  "Run as root; apt-get install galera-4 rsync socat haproxy mariadb-server." galera_runnable
+include cluster "a MariaDB Galera cluster of their own (root, to run nodes as the mysql user; galera-4 at $galera, mariabackup, socat, haproxy, $mariadbd)" \
+  "Run as root; apt-get install galera-4 mariadb-backup socat haproxy mariadb-server." galera_runnable
 
 npx jest --selectProjects "${projects[@]}" "$@"
 

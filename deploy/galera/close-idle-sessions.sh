@@ -1,9 +1,10 @@
 #!/bin/sh
 # Closes a user's sessions on one node, each only at a moment it is idle outside a transaction,
-# and returns once none is left: the step between taking a node out of HAProxy
-# (`set server nodes/nodeN state maint`, so no new session reaches it) and stopping it, so that no
-# statement is cut. (HAProxy's `shutdown sessions` cuts them at once: a request caught in its
-# COMMIT then answers 503, its outcome unknown.) The service's pools replace each closed
+# and returns once none is left: the step between draining a node in HAProxy
+# (`set server nodes/nodeN state drain`, so no new session reaches it) and stopping it, so that no
+# statement is cut. (HAProxy's `shutdown sessions`, and maintenance with haproxy.cfg's
+# on-marked-down shutdown-sessions, cut them at once: a request caught in its COMMIT then answers
+# 503, its outcome unknown.) The service's pools replace each closed
 # connection through HAProxy, on another node; a transaction whose connection closed after its
 # BEGIN, before its COMMIT, runs again.
 #
@@ -22,6 +23,9 @@ BEGIN NOT ATOMIC
     WHERE user = '$user' AND command = 'Sleep'
       AND id NOT IN (SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX)
   ) DO
+    -- InnoDB refills INNODB_TRX only when nobody read it for a tenth of a second, so the list
+    -- above may be old: a pause first, so that the read below sees the transactions open now.
+    DO SLEEP(0.15);
     -- Seen idle again just before: a session that began a statement since is left for the next round.
     IF (SELECT command FROM information_schema.PROCESSLIST WHERE id = idle.id) = 'Sleep'
       AND idle.id NOT IN (SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX) THEN
@@ -38,5 +42,5 @@ SQL
     echo "close-idle-sessions: $left sessions of $user still open" >&2
     exit 1
   fi
-  sleep 0.05
+  sleep 0.2
 done

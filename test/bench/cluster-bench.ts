@@ -232,7 +232,7 @@ function missing(): string[] {
   if (process.getuid?.() !== 0) lacks.push('root (the nodes run as the mysql user)');
   if (!fs.existsSync(mariadbd)) lacks.push(mariadbd);
   if (!fs.existsSync(galeraProvider)) lacks.push(`galera-4 (${galeraProvider})`);
-  for (const tool of ['rsync', 'socat', haproxy, 'mariadb-install-db'])
+  for (const tool of ['mariabackup', 'socat', haproxy, 'mariadb-install-db'])
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) lacks.push(tool);
   return lacks;
 }
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
   const lacks = missing();
   if (lacks.length > 0) {
     console.log(
-      `\n*** The Galera part of the benchmark did NOT run: it needs ${lacks.join(', ')} (apt-get install galera-4 rsync socat haproxy mariadb-server).`,
+      `\n*** The Galera part of the benchmark did NOT run: it needs ${lacks.join(', ')} (apt-get install galera-4 mariadb-backup socat haproxy mariadb-server).`,
     );
     return;
   }

@@ -5,16 +5,16 @@
  *
  * As on a real deployment, by deploy/galera/README.md: each node runs on deploy/galera/galera.cnf
  * with only its addresses, ports, paths and memory sizes replaced; the nodes run as the `mysql`
- * user (rsync's state transfer cannot write a root-owned data directory), the first node
- * bootstraps the cluster and the others join it one at a time; the service logs in as its own
- * user with the documented grants, and HAProxy's health check as a user with none, through an
- * option file outside the repository. A node started again after a crash first recovers its
- * position (`galera_recovery`, what the packaged service does) so it catches up by IST rather
- * than a full copy. A joiner whose state transfer fails exits; it is started again, a bounded
- * number of times, and a node that does not come up says what it logged. HAProxy runs the
- * repository's own deploy/haproxy.cfg and deploy/galera-health-check.sh, so it sends connections
- * only to nodes that serve (Synced, or a donor whose transfer does not block it); a node marked
- * down has its sessions cut.
+ * user (the state transfer writes the data directory as that user), the first node bootstraps
+ * the cluster and the others join it one at a time; the service logs in as its own user with the
+ * documented grants, the state transfer (mariabackup) as its own, and HAProxy's health check as a
+ * user with none, through an option file outside the repository. A node started again after a
+ * crash first recovers its position (`galera_recovery`, what the packaged service does) so it
+ * catches up by IST rather than a full copy. A joiner whose state transfer fails exits or is
+ * stopped; it is started again, a bounded number of times, and a node that does not come up says
+ * what it logged. HAProxy runs the repository's own deploy/haproxy.cfg and deploy/galera-health-check.sh,
+ * so it sends connections only to nodes that serve (Synced, or a donor whose transfer does not
+ * block it); a node marked down has its sessions cut.
  *
  * Processes are started in sessions of their own (detached), so nothing but `destroy()` stops
  * them; `destroy()` kills each by its process group and removes the folder.
@@ -40,6 +40,8 @@ const clusterName = 'tt-test';
 export const nodeConfigTemplate = path.join(projectRoot, 'deploy', 'galera', 'galera.cnf');
 /** The service's user (deploy/galera/README.md), with a password of this test run's. */
 export const serviceUser = { name: 'tasks', password: crypto.randomBytes(12).toString('hex') };
+/** The state transfer's user on each node (`wsrep_sst_auth`), with mariabackup's privileges. */
+export const sstUser = { name: 'sst', password: crypto.randomBytes(12).toString('hex') };
 /** HAProxy's health check's user, with no privileges at all. */
 export const checkUser = { name: 'galera_check', password: crypto.randomBytes(12).toString('hex') };
 /** How many times a node is started before its failure to join is the test's. */
@@ -47,6 +49,13 @@ const joinAttempts = 3;
 /** What a joiner logs when its state transfer failed and it gives up. */
 const failedTransfer =
   /State transfer .*failed|Will never receive state|SST script aborted|WSREP_SST: \[ERROR\]|SST failed/;
+/**
+ * What a joiner logs when its transfer script failed: a failed mariabackup copy leaves it
+ * running, outside the cluster, waiting for nothing (the script's own error comes first, the
+ * server's report of it long after).
+ */
+const failedTransferScript =
+  /WSREP_SST: \[ERROR\]|Process completed with error: wsrep_sst_|sst_received\(\) failed/;
 
 interface Ports {
   client: number;
@@ -125,7 +134,7 @@ export class GaleraNode {
     readonly folder: string,
     readonly ports: Ports,
     /** The cluster's gcomm:// address; none for a server on its own, with wsrep off. */
-    private readonly clusterAddress: string | undefined,
+    readonly clusterAddress: string | undefined,
   ) {}
 
   get dataDir(): string {
@@ -184,6 +193,7 @@ export class GaleraNode {
             wsrep_node_name: this.name,
             wsrep_node_address: '127.0.0.1',
             wsrep_sst_receive_address: `127.0.0.1:${this.ports.sst}`,
+            wsrep_sst_auth: `${sstUser.name}:${sstUser.password}`,
           };
     fs.writeFileSync(
       this.configFile,
@@ -264,9 +274,17 @@ export class GaleraNode {
     );
   }
 
-  async waitSynced(size: number | undefined, timeoutMs: number): Promise<void> {
+  /**
+   * Waits until the node is Synced in a cluster of `size`. A joiner whose transfer script failed
+   * (`joining`) is stopped then: it would never join.
+   */
+  async waitSynced(size: number | undefined, timeoutMs: number, joining = false): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await this.isSynced(size))) {
+      if (joining && this.running && failedTransferScript.test(this.logOfThisStart())) {
+        await this.kill();
+        this.stopTransferListener();
+      }
       if (this.child && (this.child.exitCode !== null || this.child.signalCode !== null)) {
         throw new NodeStartError(
           `${this.name} exited (${this.child.exitCode ?? this.child.signalCode}); it logged:\n${this.errorsOfThisStart()}`,
@@ -299,7 +317,7 @@ export class GaleraNode {
 
   /**
    * Starts the node and waits until it is Synced in a cluster of `size`. A joiner whose state
-   * transfer failed exits (rsync's copy can die under load): it is started again, up to
+   * transfer failed (a copy can die under load) exits, or is stopped: it is started again, up to
    * `attempts` times in all. Resolves with the number of starts it took; a node that does not
    * come up rejects with what it logged.
    */
@@ -313,7 +331,7 @@ export class GaleraNode {
     for (let attempt = 1; ; attempt++) {
       this.spawn(options.extra);
       try {
-        await this.waitSynced(options.size, options.timeoutMs);
+        await this.waitSynced(options.size, options.timeoutMs, true);
         return attempt;
       } catch (error) {
         const transferFailed = !this.running && failedTransfer.test(this.logOfThisStart());
@@ -332,6 +350,29 @@ export class GaleraNode {
       return fs.readFileSync(this.errorLog, 'utf8').split('\n').slice(-lines).join('\n');
     } catch {
       return '(no error log)';
+    }
+  }
+
+  /**
+   * Stops what still listens for this node's full copy: mariabackup's joiner runs `socat` under
+   * `timeout`, in a process group of its own, which outlives the node and would take the port
+   * from its next start.
+   */
+  stopTransferListener(): void {
+    const listening = `TCP-LISTEN:${this.ports.sst},`;
+    for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let command: string;
+      try {
+        command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue; // gone meanwhile
+      }
+      if (!command.split('\0').some((arg) => arg.startsWith(listening))) continue;
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
     }
   }
 
@@ -449,6 +490,16 @@ async function createServiceDatabase(node: GaleraNode): Promise<void> {
       checkUser.name,
       checkUser.password,
     ]);
+    if (node.clusterAddress !== undefined) {
+      await admin.query(`CREATE USER ?@'localhost' IDENTIFIED BY ?`, [
+        sstUser.name,
+        sstUser.password,
+      ]);
+      await admin.query(
+        `GRANT RELOAD, PROCESS, LOCK TABLES, BINLOG MONITOR ON *.* TO ?@'localhost'`,
+        [sstUser.name],
+      );
+    }
   } finally {
     await admin.end();
   }
@@ -705,6 +756,7 @@ export class GaleraCluster {
     }
     for (const node of this.nodes) {
       await node.kill().catch(() => {});
+      node.stopTransferListener();
     }
     fs.rmSync(this.folder, { recursive: true, force: true });
   }
