@@ -51,7 +51,9 @@ type PathParameterName = {
   [K in keyof operations]: KeysOf<operations[K]['parameters']['path']>;
 }[keyof operations];
 type KeysOf<P> = P extends Record<string, unknown> ? keyof P & string : never;
-type Spaced<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head} ${Spaced<Tail>}` : S;
+type Spaced<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head} ${Spaced<Tail>}`
+  : S;
 
 /**
  * The resources a tenant owns, as errors name them: each one the document addresses by an id in
