@@ -1,6 +1,9 @@
 /**
- * Every environment variable the service reads, read once, typed, with defaults. A bad value
- * stops the process at start-up with a message naming the variable.
+ * Every environment variable the service reads, in one table: its name, what its values look
+ * like and may be, its default and one line of what it does. The parser, `npm start -- --help`
+ * and the README's configuration table are all made from it (src/config-docs.ts renders the last
+ * two; a test holds the README to it). A bad value stops the process at start-up with a message
+ * naming the variable.
  */
 import net from 'node:net';
 import path from 'node:path';
@@ -12,204 +15,194 @@ export type DatabaseConfig =
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
-export interface Config {
-  host: string;
-  port: number;
-  database: DatabaseConfig;
-  logLevel: LogLevel;
-  /** Origins a browser may call the API from; none (CORS off) by default. */
-  corsOrigins: string[];
-  /** How long requests in flight may run on after SIGTERM before their connections are cut. */
-  shutdownGraceSeconds: number;
-  /** Requests per API key per minute; 0 turns limiting off. */
-  rateLimitPerMinute: number;
-  /** Failed authentications per client address per minute; 0 turns the budget off. */
-  authFailuresPerMinute: number;
-  /**
-   * Express's 'trust proxy': false (the socket's address is the client's), a number of proxy
-   * hops, or the proxies' addresses and subnets whose X-Forwarded-For is believed.
-   */
-  trustProxy: false | number | string[];
-  /** Where several instances share their rate-limit counts; in memory when unset. */
-  redisUrl?: string;
-  /** How often expired rows (Idempotency-Keys older than 24 hours, old events) are looked for and removed. */
-  cleanupIntervalSeconds: number;
-  /** Events older than this are removed. */
-  eventRetentionDays: number;
-  /** The longest a request waits for Redis; past it, the request counts in this instance's memory. */
-  redisTimeoutMs: number;
-  /** Time for a request's headers to arrive. */
-  headersTimeoutSeconds: number;
-  /** Time for a whole request (headers and body) to arrive. */
-  requestTimeoutSeconds: number;
-  /** How long an idle keep-alive connection is kept between requests. */
-  keepAliveTimeoutSeconds: number;
-  /** Connections open at once; past it the one idle longest (no request in progress) is closed, or the new one when none is. 0: no cap. */
-  maxConnections: number;
-  /**
-   * Connections one client address may hold at once (0: no cap): counted by the socket's address,
-   * except for sockets from the proxies TRUST_PROXY names, whose forwarded clients each get this
-   * many requests in progress instead.
-   */
-  maxConnectionsPerAddress: number;
-  /** Long polls of the event feed one key may hold at once (0: no cap); past it a poll answers at once. */
-  longPollsPerKey: number;
-  /** Long polls one tenant's keys may hold at once, together (0: no cap). */
-  longPollsPerTenant: number;
-  /** How long a client has to take a whole answer once it is written, before its connection is closed. */
-  slowReaderTimeoutSeconds: number;
-  /** The longest one database statement may run before its request answers 503 (MySQL only). */
-  statementTimeoutSeconds: number;
-  /** The longest a webhook delivery attempt may take, connection included. */
-  webhookTimeoutSeconds: number;
-  /** The waits before each retry of a failed delivery, in milliseconds: its length is the number of retries. */
-  webhookRetryScheduleMs: number[];
-  /** Development and tests: webhook targets may be http and on loopback, private and other internal addresses. */
-  webhookAllowPrivateTargets: boolean;
-  /** The most webhook endpoints, enabled or not, one tenant may have. */
-  webhookEndpointsPerTenant: number;
-  /** Webhook delivery attempts in flight at once on this instance, over every endpoint and tenant. */
-  webhookMaxInFlight: number;
-  /** The name servers (`host:port`) webhook host names are looked up on; the system's when empty. */
-  webhookDnsServers: string[];
-  /** How long a webhook host name's lookup may take, at registration and before a delivery. */
-  webhookDnsTimeoutMs: number;
-}
-
 export class ConfigError extends Error {}
 
-/**
- * LIBRARY_SHIMS: `on` (the default) or `off`. Off, the service keeps to its libraries' own paths
- * where it otherwise reaches into their internals for speed (src/db/driver and src/http/shims,
- * whose READMEs name each internal): a transaction sends each statement in a round trip of its
- * own through knex, openapi-backend routes with its own router, and Express and mysql2 make
- * requests and statements their own way. What the service answers is the same either way; off
- * is for an upgrade of those libraries that breaks a shim. Read once for the whole process, not
- * by loadConfig: it picks code paths that every entry point shares (the service, the CLIs, the
- * tests' own connections).
- */
-export const libraryShims: boolean = parseLibraryShims(process.env.LIBRARY_SHIMS);
+/** What a value must be, said without the variable's name (the loader puts it first). */
+class Refusal extends Error {}
 
-export function parseLibraryShims(value: string | undefined): boolean {
-  if (value === undefined || value === '' || value === 'on') return true;
-  if (value === 'off') return false;
-  throw new ConfigError(`LIBRARY_SHIMS must be on or off, not ${JSON.stringify(value)}`);
+/** How a variable's values are read: what they look like, the bounds they keep, and the parse. */
+interface Kind<T> {
+  /** What a value is, for --help and the README: `integer`, `seconds`, `true or false`, … */
+  type: string;
+  /** The values allowed, when the type does not say it all. */
+  bounds?: string;
+  /** A set value (or the default) as the service uses it; throws a Refusal. */
+  parse: (value: string) => T;
 }
 
-function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
-  if (url === undefined || url === '') return { client: 'sqlite', filename: defaultSqliteFile };
-  if (url.startsWith('sqlite:')) {
-    const filename = url.slice('sqlite:'.length);
-    if (filename === '') throw new ConfigError('DATABASE_URL sqlite:PATH needs a file path');
-    return { client: 'sqlite', filename: path.resolve(filename) };
-  }
-  if (url.startsWith('mysql://')) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new ConfigError(`DATABASE_URL is not a valid URL: ${redact(url)}`);
-    }
-    if (parsed.pathname.length <= 1) {
-      throw new ConfigError('DATABASE_URL mysql://user:pass@host:port/db needs a database name');
-    }
-    return { client: 'mysql', url };
-  }
-  throw new ConfigError(
-    `DATABASE_URL must be unset, sqlite:PATH or mysql://..., not ${redact(url)}`,
-  );
+/** A row of the table. */
+export interface Variable<T = unknown> extends Kind<T> {
+  name: string;
+  /**
+   * The value read when the variable is unset or empty, spelled as it would be set (`''`: the
+   * variable's "unset" meaning); a function of the variables above it for a default that follows one.
+   */
+  default: string | ((above: Readonly<Record<string, unknown>>) => string);
+  /** How --help and the README say the default, when not as it is spelled. */
+  defaultText?: string;
+  /** One line: what the variable does. */
+  doc: string;
+  /** What the README says after that line, where one line leaves something out. */
+  more?: string;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Builds a row, typed by its kind. */
+const variable = <T>(row: Variable<T>): Variable<T> => row;
+
+interface NumberBounds {
+  /** `seconds`, `milliseconds` or `days`; none for a plain integer. */
+  unit?: 'seconds' | 'milliseconds' | 'days';
+  /** Fractions allowed (seconds only). */
+  fractional?: boolean;
+  min: number;
+  max: number;
+  /** The minimum itself is refused: "more than 0". */
+  aboveMin?: boolean;
+  /** 0 turns the setting off, as the messages say. */
+  zeroTurnsOff?: boolean;
+}
+
+function numberKind(bounds: NumberBounds): Kind<number> {
+  const { unit, fractional, min, max, aboveMin, zeroTurnsOff } = bounds;
+  const range =
+    (aboveMin ? `more than ${min} and up to ${max}` : `from ${min} to ${max}`) +
+    (zeroTurnsOff ? ' (0 turns it off)' : '');
+  const noun = unit
+    ? `${fractional ? 'a number' : 'a whole number'} of ${unit}`
+    : fractional
+      ? 'a number'
+      : 'an integer';
+  const pattern = fractional ? /^\d+(\.\d+)?$/ : /^\d+$/;
   return {
-    host: env.HOST || '127.0.0.1',
-    port: parsePort(env.PORT),
-    database: parseDatabaseUrl(env.DATABASE_URL),
-    logLevel: parseLogLevel(env.LOG_LEVEL),
-    corsOrigins: parseOrigins(env.CORS_ORIGINS),
-    shutdownGraceSeconds: parseSeconds('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 10),
-    rateLimitPerMinute: parseCount('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 600),
-    authFailuresPerMinute: parseCount('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, 60),
-    trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    redisUrl: parseRedisUrl(env.REDIS_URL),
-    cleanupIntervalSeconds: parsePositiveSeconds(
-      'CLEANUP_INTERVAL_SECONDS',
-      env.CLEANUP_INTERVAL_SECONDS,
-      60,
-    ),
-    eventRetentionDays: parseDays('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
-    redisTimeoutMs: parseMilliseconds('REDIS_TIMEOUT_MS', env.REDIS_TIMEOUT_MS, 10),
-    ...parseHttpTimeouts(env),
-    maxConnections: parseCount('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 1000),
-    maxConnectionsPerAddress: parseCount(
-      'MAX_CONNECTIONS_PER_ADDRESS',
-      env.MAX_CONNECTIONS_PER_ADDRESS,
-      100,
-    ),
-    ...parseLongPolls(env),
-    slowReaderTimeoutSeconds: parseTimeout(
-      'SLOW_READER_TIMEOUT_SECONDS',
-      env.SLOW_READER_TIMEOUT_SECONDS,
-      30,
-    ),
-    statementTimeoutSeconds: parseTimeout(
-      'DATABASE_STATEMENT_TIMEOUT_SECONDS',
-      env.DATABASE_STATEMENT_TIMEOUT_SECONDS,
-      5,
-    ),
-    webhookTimeoutSeconds: parseTimeout('WEBHOOK_TIMEOUT_SECONDS', env.WEBHOOK_TIMEOUT_SECONDS, 10),
-    webhookRetryScheduleMs: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
-    webhookAllowPrivateTargets: parseBoolean(
-      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
-      env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
-      false,
-    ),
-    webhookEndpointsPerTenant: parseLimit(
-      'WEBHOOK_ENDPOINTS_PER_TENANT',
-      env.WEBHOOK_ENDPOINTS_PER_TENANT,
-      20,
-    ),
-    webhookMaxInFlight: parseLimit(
-      'WEBHOOK_MAX_IN_FLIGHT',
-      env.WEBHOOK_MAX_IN_FLIGHT,
-      defaultWebhookMaxInFlight,
-    ),
-    webhookDnsServers: parseDnsServers(env.WEBHOOK_DNS_SERVERS),
-    webhookDnsTimeoutMs: parseMilliseconds(
-      'WEBHOOK_DNS_TIMEOUT_MS',
-      env.WEBHOOK_DNS_TIMEOUT_MS,
-      2000,
-    ),
+    type: unit ?? 'integer',
+    bounds: range,
+    parse: (value) => {
+      const number = Number(value);
+      if (!pattern.test(value) || number > max || (aboveMin ? number <= min : number < min))
+        throw new Refusal(`must be ${noun} ${range}, not ${JSON.stringify(value)}`);
+      return number;
+    },
   };
 }
 
-/** Comma-separated name servers, each an address with an optional port (`127.0.0.1:5353`, `[::1]:53`). */
-function parseDnsServers(value: string | undefined): string[] {
-  if (value === undefined || value.trim() === '') return [];
-  return value.split(',').map((part) => {
-    const server = part.trim();
-    const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/i.exec(server);
-    const address = match?.[1] ?? match?.[2];
-    const port = match?.[3] === undefined ? 53 : Number(match[3]);
-    if (!address || net.isIP(address) === 0 || port < 1 || port > 65535)
-      throw new ConfigError(
-        `WEBHOOK_DNS_SERVERS takes comma-separated name server addresses with optional ports (127.0.0.1:5353, [::1]:53), not ${JSON.stringify(server)}`,
-      );
-    return server;
-  });
+/** Requests, connections and the like a minute or at once; 0 turns the cap off. */
+const count = numberKind({ min: 0, max: 999_999_999, zeroTurnsOff: true });
+/** A cap that cannot be turned off (up to the bound the document gives a problem's `limit`). */
+const limit = numberKind({ min: 1, max: 1_000_000 });
+const timeoutSeconds = numberKind({
+  unit: 'seconds',
+  fractional: true,
+  min: 0,
+  max: 3600,
+  aboveMin: true,
+});
+const milliseconds = numberKind({ unit: 'milliseconds', min: 1, max: 999_999 });
+
+const flag: Kind<boolean> = {
+  type: 'true or false',
+  parse: (value) => {
+    if (value !== 'true' && value !== 'false')
+      throw new Refusal(`must be true or false, not ${JSON.stringify(value)}`);
+    return value === 'true';
+  },
+};
+
+function oneOf<T extends string>(values: readonly T[]): Kind<T> {
+  return {
+    type: 'one of',
+    bounds: values.join(', '),
+    parse: (value) => {
+      if (!(values as readonly string[]).includes(value))
+        throw new Refusal(`must be one of ${values.join(', ')}, not ${JSON.stringify(value)}`);
+      return value as T;
+    },
+  };
 }
 
-/**
- * An attempt in flight holds its event three or four times over (the row's text, the parsed
- * Event, the signed body, undici's copy), and the largest event allowed is a task.updated with
- * the longest description before and after, every character escaped. The default keeps the
- * attempts in flight within about half of the old space `npm start` gives the process, beside its
- * own live data and the requests it serves (BENCHMARKS.md).
- */
-const defaultWebhookMaxInFlight = 64;
+/** Comma-separated parts, blanks around each ignored; none when empty. */
+const parts = (value: string) =>
+  value.trim() === '' ? [] : value.split(',').map((part) => part.trim());
 
-/** The documented retry schedule: about 28 hours in all. */
-export const defaultRetrySchedule = '5s,5m,30m,2h,5h,10h,10h';
+const databaseUrl: Kind<DatabaseConfig> = {
+  type: 'URL',
+  bounds: 'unset, sqlite:PATH or mysql://user:pass@host:port/db',
+  parse: (url) => {
+    if (url === '') return { client: 'sqlite', filename: defaultSqliteFile };
+    if (url.startsWith('sqlite:')) {
+      const filename = url.slice('sqlite:'.length);
+      if (filename === '') throw new Refusal('sqlite:PATH needs a file path');
+      return { client: 'sqlite', filename: path.resolve(filename) };
+    }
+    if (url.startsWith('mysql://')) {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new Refusal(`is not a valid URL: ${redact(url)}`);
+      }
+      if (parsed.pathname.length <= 1)
+        throw new Refusal('mysql://user:pass@host:port/db needs a database name');
+      return { client: 'mysql', url };
+    }
+    throw new Refusal(`must be unset, sqlite:PATH or mysql://..., not ${redact(url)}`);
+  },
+};
+
+const origins: Kind<string[]> = {
+  type: 'origins, comma-separated',
+  parse: (value) =>
+    parts(value)
+      .filter(Boolean)
+      .map((origin) => {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {
+          // refused below
+        }
+        if (!parsed || parsed.origin !== origin)
+          throw new Refusal(
+            `takes origins such as https://app.example.com, not ${JSON.stringify(origin)}`,
+          );
+        return origin;
+      }),
+};
+
+/** Names express's 'trust proxy' understands besides addresses and subnets. */
+const proxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
+
+const trustedProxies: Kind<false | number | string[]> = {
+  type: 'hops, or addresses and subnets, comma-separated',
+  parse: (value) => {
+    if (value === '') return false;
+    if (/^\d{1,3}$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    for (const entry of entries) {
+      const [address, prefix, ...rest] = entry.split('/');
+      const version = net.isIP(address);
+      const validPrefix =
+        prefix === undefined ||
+        (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 6 ? 128 : 32));
+      // `true` is refused on purpose: believing any X-Forwarded-For lets every client pick its own address.
+      if (!(proxyRanges.includes(entry) || (version !== 0 && validPrefix && rest.length === 0)))
+        throw new Refusal(
+          `takes a number of proxy hops or comma-separated proxy addresses, subnets or ${proxyRanges.join(', ')}, not ${JSON.stringify(entry)}`,
+        );
+    }
+    return entries;
+  },
+};
+
+const redisUrl: Kind<string | undefined> = {
+  type: 'URL',
+  bounds: 'redis:// or rediss://',
+  parse: (value) => {
+    if (value === '') return undefined;
+    if (!/^rediss?:\/\//.test(value))
+      throw new Refusal(`must be redis://host:port, not ${JSON.stringify(redact(value))}`);
+    return value;
+  },
+};
 
 const durationUnitsMs: Record<string, number> = {
   ms: 1,
@@ -219,196 +212,355 @@ const durationUnitsMs: Record<string, number> = {
   d: 86_400_000,
 };
 
-/** Comma-separated durations (`5s,5m,30m`; units ms, s, m, h, d), each up to 7 days, at most 20. */
-function parseRetrySchedule(value: string | undefined): number[] {
-  const spelled = value === undefined || value === '' ? defaultRetrySchedule : value;
-  const waits = spelled.split(',').map((part) => {
-    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim());
-    const ms = match ? Number(match[1]) * durationUnitsMs[match[2]] : NaN;
-    if (!(ms >= 1 && ms <= 7 * 86_400_000)) {
-      throw new ConfigError(
-        `WEBHOOK_RETRY_SCHEDULE takes comma-separated durations such as ${defaultRetrySchedule} (units ms, s, m, h, d; each up to 7 days), not ${JSON.stringify(part)}`,
-      );
-    }
-    return ms;
-  });
-  if (waits.length > 20)
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE takes at most 20 retries, not ${waits.length}`);
-  return waits;
-}
+/** The documented retry schedule: about 28 hours in all. */
+export const defaultRetrySchedule = '5s,5m,30m,2h,5h,10h,10h';
 
-function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  if (value !== 'true' && value !== 'false')
-    throw new ConfigError(`${name} must be true or false, not ${JSON.stringify(value)}`);
-  return value === 'true';
-}
+const retrySchedule: Kind<number[]> = {
+  type: 'durations, comma-separated',
+  bounds: 'units ms, s, m, h, d; at most 20, each up to 7 days',
+  parse: (value) => {
+    const waits = value.split(',').map((part) => {
+      const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part.trim());
+      const ms = match ? Number(match[1]) * durationUnitsMs[match[2]] : NaN;
+      if (!(ms >= 1 && ms <= 7 * 86_400_000))
+        throw new Refusal(
+          `takes comma-separated durations such as ${defaultRetrySchedule} (units ms, s, m, h, d; each up to 7 days), not ${JSON.stringify(part)}`,
+        );
+      return ms;
+    });
+    if (waits.length > 20) throw new Refusal(`takes at most 20 retries, not ${waits.length}`);
+    return waits;
+  },
+};
 
-function parseHttpTimeouts(env: NodeJS.ProcessEnv) {
-  const headersTimeoutSeconds = parseTimeout(
-    'HEADERS_TIMEOUT_SECONDS',
-    env.HEADERS_TIMEOUT_SECONDS,
-    10,
-  );
-  const requestTimeoutSeconds = parseTimeout(
-    'REQUEST_TIMEOUT_SECONDS',
-    env.REQUEST_TIMEOUT_SECONDS,
-    30,
-  );
-  const keepAliveTimeoutSeconds = parseTimeout(
-    'KEEP_ALIVE_TIMEOUT_SECONDS',
-    env.KEEP_ALIVE_TIMEOUT_SECONDS,
-    5,
-  );
-  // Node refuses a server whose headers may take longer than the whole request.
-  if (headersTimeoutSeconds > requestTimeoutSeconds) {
-    throw new ConfigError(
-      `HEADERS_TIMEOUT_SECONDS (${headersTimeoutSeconds}) must not exceed REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`,
-    );
-  }
-  return { headersTimeoutSeconds, requestTimeoutSeconds, keepAliveTimeoutSeconds };
-}
+/** Name servers, each an address with an optional port (`127.0.0.1:5353`, `[::1]:53`). */
+const nameServers: Kind<string[]> = {
+  type: 'name servers, comma-separated',
+  bounds: 'addresses with optional ports',
+  parse: (value) =>
+    parts(value).map((server) => {
+      const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+))(?::(\d{1,5}))?$/i.exec(server);
+      const address = match?.[1] ?? match?.[2];
+      const port = match?.[3] === undefined ? 53 : Number(match[3]);
+      if (!address || net.isIP(address) === 0 || port < 1 || port > 65535)
+        throw new Refusal(
+          `takes comma-separated name server addresses with optional ports (127.0.0.1:5353, [::1]:53), not ${JSON.stringify(server)}`,
+        );
+      return server;
+    }),
+};
 
 /** A tenant may hold this many times what one key may, unless LONG_POLLS_PER_TENANT says otherwise. */
 const longPollKeysPerTenant = 5;
 
-function parseLongPolls(env: NodeJS.ProcessEnv) {
-  const longPollsPerKey = parseCount('LONG_POLLS_PER_KEY', env.LONG_POLLS_PER_KEY, 10);
-  const longPollsPerTenant = parseCount(
-    'LONG_POLLS_PER_TENANT',
-    env.LONG_POLLS_PER_TENANT,
-    longPollsPerKey * longPollKeysPerTenant,
-  );
-  return { longPollsPerKey, longPollsPerTenant };
-}
+/**
+ * The table, in the README's order. Each key is the field of Config the variable fills; the
+ * variables a default follows come before it.
+ */
+export const variables = {
+  database: variable({
+    name: 'DATABASE_URL',
+    ...databaseUrl,
+    default: '',
+    defaultText: 'unset: `data/tasks.sqlite`',
+    doc: '`sqlite:PATH` for another SQLite file, `mysql://user:pass@host:port/db` for MySQL (MariaDB 10.11 or MySQL 8)',
+    more: "the database must exist (`CREATE DATABASE tasks`; a start against one that does not stops with one line saying to create it), and its tables are made on start. A new SQLite file, and a missing folder for it, are made readable by their owner only (the file holds webhook secrets). On MySQL every session sets its own `sql_mode` (`STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION`), whatever the server's default (`NO_BACKSLASH_ESCAPES` or `ANSI_QUOTES` there change nothing)",
+  }),
+  port: variable({
+    name: 'PORT',
+    ...numberKind({ min: 0, max: 65535 }),
+    default: '3000',
+    doc: 'port to listen on (`0`: any free port)',
+  }),
+  host: variable({
+    name: 'HOST',
+    type: 'address',
+    parse: (value) => value,
+    default: '127.0.0.1',
+    doc: 'address to listen on',
+  }),
+  logLevel: variable({
+    name: 'LOG_LEVEL',
+    ...oneOf(logLevels),
+    default: 'info',
+    doc: 'how much is logged: one JSON line per request on standard output',
+    more: 'each says the method, route template, operation, status, duration and request id, never a key or a body (a failed statement: its SQL with `?` for its values, and its error code); lines are written in batches of up to 4 KiB at least every 100 ms (a process killed outright loses its last 100 ms of lines)',
+  }),
+  corsOrigins: variable({
+    name: 'CORS_ORIGINS',
+    ...origins,
+    default: '',
+    defaultText: 'unset: CORS off',
+    doc: 'origins (`https://app.example.com`) that browsers may call the API from',
+  }),
+  rateLimitPerMinute: variable({
+    name: 'RATE_LIMIT_PER_MINUTE',
+    ...count,
+    default: '600',
+    doc: 'requests per verified API key per minute (`0`: no limit)',
+    more: 'reported in `RateLimit` / `RateLimit-Policy`, `429` with `Retry-After` past it',
+  }),
+  authFailuresPerMinute: variable({
+    name: 'AUTH_FAILURES_PER_MINUTE',
+    ...count,
+    default: '60',
+    doc: 'failed authentications (a missing, malformed, unknown, revoked or expired key) per client address per minute (`0`: no limit)',
+    more: 'each is taken before its key is looked up; past it, `429` with `Retry-After` and nothing looked up. A valid key is never refused for it (see [What a client can cost the service](#what-a-client-can-cost-the-service))',
+  }),
+  trustProxy: variable({
+    name: 'TRUST_PROXY',
+    ...trustedProxies,
+    default: '',
+    defaultText: "unset: the socket's address",
+    doc: 'the proxies whose `X-Forwarded-For` gives the client address for `AUTH_FAILURES_PER_MINUTE`',
+    more: "a number of proxy hops, or addresses and subnets (`10.0.0.0/8`) and `loopback`, `linklocal`, `uniquelocal` (Express's `trust proxy`; `true` is refused, as it would let every client pick its own address)",
+  }),
+  redisUrl: variable({
+    name: 'REDIS_URL',
+    ...redisUrl,
+    default: '',
+    defaultText: 'unset: counts in memory',
+    doc: 'a Redis (`redis://host:port`) where instances share their rate-limit counts, so several enforce one limit',
+    more: 'optional at run time: while Redis is down or silent each instance counts in its own memory (logged once an outage) and shares again when it answers',
+  }),
+  redisTimeoutMs: variable({
+    name: 'REDIS_TIMEOUT_MS',
+    ...milliseconds,
+    default: '10',
+    doc: 'the longest a request waits for Redis',
+    more: 'past it the request counts in memory, and counts stay there until Redis answers again',
+  }),
+  headersTimeoutSeconds: variable({
+    name: 'HEADERS_TIMEOUT_SECONDS',
+    ...timeoutSeconds,
+    default: '10',
+    doc: "time for a request's headers to arrive (from the connection or the previous request)",
+    more: 'then `408` and the connection is closed. At most `REQUEST_TIMEOUT_SECONDS`',
+  }),
+  requestTimeoutSeconds: variable({
+    name: 'REQUEST_TIMEOUT_SECONDS',
+    ...timeoutSeconds,
+    default: '30',
+    doc: 'time for a whole request, body included, to arrive',
+    more: 'then `408` and the connection is closed',
+  }),
+  keepAliveTimeoutSeconds: variable({
+    name: 'KEEP_ALIVE_TIMEOUT_SECONDS',
+    ...timeoutSeconds,
+    default: '5',
+    doc: 'an idle keep-alive connection is closed after this',
+    more: 'it is advertised in `Keep-Alive: timeout=`, and Node closes one second later, so a client that honours it closes first',
+  }),
+  slowReaderTimeoutSeconds: variable({
+    name: 'SLOW_READER_TIMEOUT_SECONDS',
+    ...timeoutSeconds,
+    default: '30',
+    doc: 'once an answer is written, the time the client has to take all of it',
+    more: 'then its connection is closed, so a client that stops reading pins nothing (a page is at most about 1 MiB of JSON)',
+  }),
+  maxConnections: variable({
+    name: 'MAX_CONNECTIONS',
+    ...count,
+    default: '1000',
+    doc: 'connections open at once (`0`: no cap)',
+    more: 'at the cap, the connection idle longest (its headers not all sent, or kept alive between requests) is closed to make room, and a new one is closed only when every other has a request in progress, so half-open sockets from many addresses never keep out a request',
+  }),
+  maxConnectionsPerAddress: variable({
+    name: 'MAX_CONNECTIONS_PER_ADDRESS',
+    ...count,
+    default: '100',
+    doc: 'connections one client address (an IPv6 client: its /64) may hold at once (`0`: no cap)',
+    more: "one more is closed as soon as it is accepted, so one address never takes what `MAX_CONNECTIONS` shares. Connections from the proxies `TRUST_PROXY` names are not counted (they carry many clients; with a hop count, every connection is taken for a proxy's); behind them each forwarded client address may have this many requests in progress, and one more is `429` with `Retry-After`",
+  }),
+  longPollsPerKey: variable({
+    name: 'LONG_POLLS_PER_KEY',
+    ...count,
+    default: '10',
+    doc: 'event-feed long polls (`wait`) one key may hold at once on an instance (`0`: no cap)',
+    more: 'past it a poll answers at once, as `wait=0` would',
+  }),
+  longPollsPerTenant: variable({
+    name: 'LONG_POLLS_PER_TENANT',
+    ...count,
+    default: (above) => String((above.longPollsPerKey as number) * longPollKeysPerTenant),
+    defaultText: `${longPollKeysPerTenant} × \`LONG_POLLS_PER_KEY\``,
+    doc: "the same for all of a tenant's keys together (`0`: no cap)",
+  }),
+  statementTimeoutSeconds: variable({
+    name: 'DATABASE_STATEMENT_TIMEOUT_SECONDS',
+    ...timeoutSeconds,
+    default: '5',
+    doc: 'MySQL: the longest one statement may run',
+    more: 'then the request answers `503` and the connection is dropped from the pool (MariaDB also stops the statement itself, `max_statement_time`). Migrations are not bounded',
+  }),
+  cleanupIntervalSeconds: variable({
+    name: 'CLEANUP_INTERVAL_SECONDS',
+    ...timeoutSeconds,
+    default: '60',
+    doc: 'how often the service looks for rows it no longer keeps and removes them, 500 at a time',
+    more: 'those are Idempotency-Keys older than 24 hours, and events and webhook delivery attempts older than `EVENT_RETENTION_DAYS`',
+  }),
+  eventRetentionDays: variable({
+    name: 'EVENT_RETENTION_DAYS',
+    ...numberKind({ unit: 'days', min: 1, max: 99_999 }),
+    default: '30',
+    doc: 'events older than this are removed from the feed, and webhook delivery attempts from the logs',
+    more: 'a cursor before the oldest kept event is `410`',
+  }),
+  webhookTimeoutSeconds: variable({
+    name: 'WEBHOOK_TIMEOUT_SECONDS',
+    ...timeoutSeconds,
+    default: '10',
+    doc: 'the longest a webhook delivery attempt may take, connecting included; then it fails with `timeout`',
+  }),
+  webhookRetryScheduleMs: variable({
+    name: 'WEBHOOK_RETRY_SCHEDULE',
+    ...retrySchedule,
+    default: defaultRetrySchedule,
+    doc: 'the waits before each retry of a failed delivery',
+    more: "each moved by up to 20% either way, never shorter than the receiver's `Retry-After` (honoured up to 7 days)",
+  }),
+  webhookEndpointsPerTenant: variable({
+    name: 'WEBHOOK_ENDPOINTS_PER_TENANT',
+    ...limit,
+    default: '20',
+    doc: 'the most webhook endpoints, enabled or not, one tenant may have',
+    more: 'one more is `422` `/problems/limit-reached`',
+  }),
+  webhookMaxInFlight: variable({
+    name: 'WEBHOOK_MAX_IN_FLIGHT',
+    ...limit,
+    // An attempt holds its event several times over (the row, the parsed Event, the signed body,
+    // undici's copy): this keeps the largest events' attempts within about half the heap `npm start`
+    // gives, beside the requests it serves (BENCHMARKS.md).
+    default: '64',
+    doc: 'webhook delivery attempts in flight at once on one instance, over all endpoints (each endpoint still at most 10)',
+    more: "tenants take turns for them, and one tenant holds no more than its share while others have deliveries waiting. An attempt takes its place once its host's address is known (a lookup holds none) and holds it until its connection has ended. The default keeps the largest events' bodies within the 128 MB heap `npm start` gives",
+  }),
+  webhookDnsServers: variable({
+    name: 'WEBHOOK_DNS_SERVERS',
+    ...nameServers,
+    default: '',
+    defaultText: "the system's",
+    doc: 'the name servers (`10.0.0.2`, `127.0.0.1:5353`, `[::1]:53`) webhook host names are looked up on',
+  }),
+  webhookDnsTimeoutMs: variable({
+    name: 'WEBHOOK_DNS_TIMEOUT_MS',
+    ...milliseconds,
+    default: '2000',
+    doc: 'how long one webhook host name lookup may take',
+    more: 'at registration (a `400` past it) and before a delivery (a failed attempt past it)',
+  }),
+  webhookAllowPrivateTargets: variable({
+    name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+    ...flag,
+    default: 'false',
+    doc: '`true` (development and tests only) lets webhook endpoints use `http` and internal addresses',
+    more: 'that is, loopback, private, link-local and other internal addresses, at registration and on delivery; the service then logs a warning at start',
+  }),
+  shutdownGraceSeconds: variable({
+    name: 'SHUTDOWN_GRACE_SECONDS',
+    ...numberKind({ unit: 'seconds', fractional: true, min: 0, max: 3600 }),
+    default: '10',
+    doc: 'on SIGTERM, how long requests in flight may finish',
+    more: 'the service stops taking connections at once, then closes the pool and exits 0',
+  }),
+};
 
-/** Names express's 'trust proxy' understands besides addresses and subnets. */
-const proxyRanges = ['loopback', 'linklocal', 'uniquelocal'];
+/** The configuration: one field for each row of the table, typed by its parse. */
+export type Config = Fields<{
+  [K in keyof typeof variables]: ReturnType<(typeof variables)[K]['parse']>;
+}>;
+/** A field that may be undefined is optional. */
+type Fields<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: T[K];
+};
 
-function parseTrustProxy(value: string | undefined): Config['trustProxy'] {
-  if (value === undefined || value === '') return false;
-  if (/^\d{1,3}$/.test(value)) return Number(value);
-  const entries = value.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    const [address, prefix, ...rest] = entry.split('/');
-    const version = net.isIP(address);
-    const validPrefix =
-      prefix === undefined ||
-      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 6 ? 128 : 32));
-    if (!(proxyRanges.includes(entry) || (version !== 0 && validPrefix && rest.length === 0))) {
-      // `true` is refused on purpose: believing any X-Forwarded-For lets every client pick its own address.
-      throw new ConfigError(
-        `TRUST_PROXY takes a number of proxy hops or comma-separated proxy addresses, subnets or ${proxyRanges.join(', ')}, not ${JSON.stringify(entry)}`,
-      );
-    }
+/** What no row can say alone: a message when the variables together are refused. */
+const together: Array<(config: Config) => string | undefined> = [
+  // Node refuses a server whose headers may take longer than the whole request.
+  ({ headersTimeoutSeconds: headers, requestTimeoutSeconds: request }) =>
+    headers > request
+      ? `HEADERS_TIMEOUT_SECONDS (${headers}) must not exceed REQUEST_TIMEOUT_SECONDS (${request})`
+      : undefined,
+];
+
+/** One variable's value from `env`, or its default; a bad one is a ConfigError naming it. */
+function read<T>(
+  row: Variable<T>,
+  env: NodeJS.ProcessEnv,
+  above: Readonly<Record<string, unknown>>,
+): T {
+  const set = env[row.name];
+  const value =
+    set !== undefined && set !== ''
+      ? set
+      : typeof row.default === 'function'
+        ? row.default(above)
+        : row.default;
+  try {
+    return row.parse(value);
+  } catch (error) {
+    if (error instanceof Refusal) throw new ConfigError(`${row.name} ${error.message}`);
+    throw error;
   }
-  return entries;
 }
 
-function parseMilliseconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,6}$/.test(value) || Number(value) === 0)
-    throw new ConfigError(
-      `${name} must be a whole number of milliseconds from 1, not ${JSON.stringify(value)}`,
-    );
-  return Number(value);
-}
-
-function parseTimeout(name: string, value: string | undefined, fallback: number): number {
-  const seconds = parseSeconds(name, value, fallback);
-  if (seconds === 0) throw new ConfigError(`${name} must be more than 0 seconds`);
-  return seconds;
-}
-
-function parseCount(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^\d{1,9}$/.test(value))
-    throw new ConfigError(
-      `${name} must be a whole number (0 turns it off), not ${JSON.stringify(value)}`,
-    );
-  return Number(value);
-}
-
-/** A limit that cannot be turned off (up to the bound the document gives a problem's `limit`). */
-function parseLimit(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^[1-9]\d{0,6}$/.test(value) || Number(value) > 1_000_000)
-    throw new ConfigError(
-      `${name} must be a whole number from 1 to 1000000, not ${JSON.stringify(value)}`,
-    );
-  return Number(value);
-}
-
-function parseRedisUrl(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^rediss?:\/\//.test(value))
-    throw new ConfigError(
-      `REDIS_URL must be redis://host:port, not ${JSON.stringify(redact(value))}`,
-    );
-  return value;
-}
-
-function parseSeconds(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || seconds > 3600)
-    throw new ConfigError(
-      `${name} must be a number of seconds up to 3600, not ${JSON.stringify(value)}`,
-    );
-  return seconds;
-}
-
-function parsePositiveSeconds(name: string, value: string | undefined, fallback: number): number {
-  const seconds = parseSeconds(name, value, fallback);
-  if (seconds === 0) throw new ConfigError(`${name} must be more than 0 seconds`);
-  return seconds;
-}
-
-function parseDays(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (!/^[1-9]\d{0,4}$/.test(value))
-    throw new ConfigError(
-      `${name} must be a whole number of days from 1, not ${JSON.stringify(value)}`,
-    );
-  return Number(value);
-}
-
-function parseLogLevel(value: string | undefined): LogLevel {
-  if (value === undefined || value === '') return 'info';
-  if (!(logLevels as readonly string[]).includes(value))
-    throw new ConfigError(
-      `LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${JSON.stringify(value)}`,
-    );
-  return value as LogLevel;
-}
-
-function parseOrigins(value: string | undefined): string[] {
-  const origins = (value ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
-  for (const origin of origins) {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      // reported below
-    }
-    if (!parsed || parsed.origin !== origin)
-      throw new ConfigError(
-        `CORS_ORIGINS takes origins such as https://app.example.com, not ${JSON.stringify(origin)}`,
-      );
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const config: Record<string, unknown> = {};
+  for (const [field, row] of Object.entries(variables) as Array<[string, Variable]>)
+    config[field] = read(row, env, config);
+  for (const check of together) {
+    const refusal = check(config as Config);
+    if (refusal !== undefined) throw new ConfigError(refusal);
   }
-  return origins;
+  return config as Config;
 }
 
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value === '') return 3000;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(value)}`);
-  }
-  return port;
+/** Read once for the whole process rather than by loadConfig (see libraryShims below). */
+export const processVariables = {
+  libraryShims: variable({
+    name: 'LIBRARY_SHIMS',
+    type: 'on or off',
+    parse: (value) => {
+      if (value === 'on') return true;
+      if (value === 'off') return false;
+      throw new Refusal(`must be on or off, not ${JSON.stringify(value)}`);
+    },
+    default: 'on',
+    doc: "`off` takes the libraries' own paths where the service otherwise reaches into their internals for speed",
+    more: "each transaction through `knex.transaction()`, a round trip per statement (none held back to go with the next); openapi-backend's own router; node's own request and response objects for Express. Answers are the same, at more round trips and CPU a request. For an upgrade of knex, mysql2, openapi-backend or Express that breaks a shim: [src/db/driver/README.md](src/db/driver/README.md) and [src/http/shims/README.md](src/http/shims/README.md) list every internal touched and the test that fails",
+  }),
+};
+
+/** Read by the tests, not by the service; documented beside the others. */
+export const testVariables = {
+  testMysqlUrl: variable({
+    name: 'TEST_MYSQL_URL',
+    type: 'URL',
+    parse: (value) => value,
+    default: 'mysql://root@127.0.0.1:3306/',
+    doc: 'tests only: the MySQL server to create test databases on',
+  }),
+  testRedisUrl: variable({
+    name: 'TEST_REDIS_URL',
+    type: 'URL',
+    parse: (value) => value,
+    default: 'redis://127.0.0.1:6379',
+    doc: 'tests only: the Redis that two test instances share',
+  }),
+};
+
+/**
+ * LIBRARY_SHIMS: `on` (the default) or `off`. Off, the service keeps to its libraries' own paths
+ * where it otherwise reaches into their internals (src/db/driver and src/http/shims). Read once
+ * for the whole process, not by loadConfig: it picks code paths that every entry point shares
+ * (the service, the CLIs, the tests' own connections).
+ */
+export const libraryShims: boolean = parseLibraryShims(process.env.LIBRARY_SHIMS);
+
+export function parseLibraryShims(value: string | undefined): boolean {
+  return read(processVariables.libraryShims, { LIBRARY_SHIMS: value }, {});
 }
 
 /** Hides a password in a database URL, for messages. */

@@ -3,7 +3,7 @@
  * document says besides the detail), so `src/http/problems.ts` turns any of them into a problem
  * document without knowing them one by one. Anything else that reaches it is an unexpected fault.
  */
-import type { components } from '../generated/api';
+import type { components, operations } from '../generated/api';
 
 type ValidationIssue = components['schemas']['ValidationIssue'];
 
@@ -46,8 +46,22 @@ export interface ProblemExtra {
   latestCursor?: string;
 }
 
-/** The resources a tenant owns, as errors name them. */
-export type ResourceName = 'project' | 'task' | 'webhook endpoint';
+/** The names of the path parameters the document's operations take. */
+type PathParameterName = {
+  [K in keyof operations]: KeysOf<operations[K]['parameters']['path']>;
+}[keyof operations];
+type KeysOf<P> = P extends Record<string, unknown> ? keyof P & string : never;
+type Spaced<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head} ${Spaced<Tail>}`
+  : S;
+
+/**
+ * The resources a tenant owns, as errors name them: each one the document addresses by an id in
+ * a path (`webhook_endpoint_id` names a "webhook endpoint"), so a new resource needs no entry here.
+ */
+export type ResourceName = PathParameterName extends `${infer Resource}_id`
+  ? Spaced<Resource>
+  : never;
 
 /**
  * An error that is a problem for the client: its kind, its detail (the message, unless the client

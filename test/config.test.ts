@@ -1,5 +1,12 @@
-/** The limits' variables: their defaults, and a bad value stopping the service with the variable's name. */
+/**
+ * The variables: their defaults, a bad value stopping the service with the variable's name, and
+ * the README's table made from the same table the parser reads.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
 import { ConfigError, loadConfig, parseLibraryShims } from '../src/config';
+import { configurationTable } from '../src/config-docs';
+import { projectRoot } from '../src/paths';
 
 it('has the documented defaults', () => {
   expect(loadConfig({})).toMatchObject({
@@ -106,4 +113,12 @@ it('takes LIBRARY_SHIMS as on (the default) or off, and refuses anything else, n
   expect([undefined, '', 'on', 'off'].map(parseLibraryShims)).toEqual([true, true, true, false]);
   expect(() => parseLibraryShims('false')).toThrow(ConfigError);
   expect(() => parseLibraryShims('OFF')).toThrow('LIBRARY_SHIMS');
+});
+
+it("has the README's configuration table made from the table the parser reads", () => {
+  const readme = fs.readFileSync(path.join(projectRoot, 'README.md'), 'utf8').split('\n');
+  const start = readme.indexOf('## Configuration') + 2;
+  const end = readme.indexOf('', start);
+  // On a difference, `npm start -- --help --markdown` prints the table to paste.
+  expect(readme.slice(start, end).join('\n')).toBe(configurationTable());
 });

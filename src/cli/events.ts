@@ -7,7 +7,7 @@
  * TASK_TRACKER_API_KEY.
  *
  *   listen --forward-to URL [--types task.created,task.updated] [--from latest|oldest|CURSOR]
- *   trigger project.created|project.updated|project.deleted|task.created|task.updated|task.deleted
+ *   trigger TYPE (an event type of a project or a task)
  *
  * The secret (printed at start) and the cursor of each URL and key are kept in a file under the
  * user's home (TASK_TRACKER_LISTEN_STATE names another), so a listener restarted signs with the
@@ -22,22 +22,21 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, type EventType, type TaskTrackerClient } from '../../clients/typescript/src';
 import { signTestWebhook } from '../../clients/typescript/src/webhooks';
+import { loadDocument } from '../http/document';
 
 class UsageError extends Error {}
 /** A state file that exists but cannot be used: replacing it would change the secret receivers check. */
 class StateFileError extends Error {}
 
-const eventTypes: EventType[] = [
-  'project.created',
-  'project.updated',
-  'project.deleted',
-  'task.created',
-  'task.updated',
-  'task.deleted',
-];
-const usage = `usage: npm run -s events -- listen --forward-to URL [--types TYPE,...] [--from latest|oldest|CURSOR]
-       npm run -s events -- trigger ${eventTypes.join('|')}
+/** The event types the document lists, read from it so that a new one needs nothing here. */
+const eventTypes = (
+  loadDocument().definition.components!.schemas!.EventType as { enum: EventType[] }
+).enum;
+function usage(): string {
+  return `usage: npm run -s events -- listen --forward-to URL [--types TYPE,...] [--from latest|oldest|CURSOR]
+       npm run -s events -- trigger ${triggerable().join('|')}
 with TASK_TRACKER_API_KEY (and TASK_TRACKER_URL, default http://127.0.0.1:3000)`;
+}
 
 interface ListenState {
   secret: string;
@@ -208,41 +207,65 @@ async function listen(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * How `trigger` makes each change: a project of its own first, then what the type asks for. The
+ * types it can make are the keys here (a compile error names one the document no longer has).
+ */
+const changeMakers = {
+  'project.created': async () => {},
+  'project.updated': async ({ client, project, made }) => {
+    await client.projects.update(project, { description: 'Updated by events trigger' });
+    made('project.updated', `project ${project}`);
+  },
+  'project.deleted': async ({ client, project, made }) => {
+    await client.projects.delete(project);
+    made('project.deleted', `project ${project}`);
+  },
+  'task.created': async ({ task }) => {
+    await task();
+  },
+  'task.updated': async ({ client, task, made }) => {
+    const id = await task();
+    await client.tasks.update(id, { status: 'in_progress' });
+    made('task.updated', `task ${id}`);
+  },
+  'task.deleted': async ({ client, task, made }) => {
+    const id = await task();
+    await client.tasks.delete(id);
+    made('task.deleted', `task ${id}`);
+  },
+} satisfies Partial<Record<EventType, ChangeMaker>>;
+
+type ChangeMaker = (made: {
+  client: TaskTrackerClient;
+  /** The project made for this change. */
+  project: string;
+  /** Makes a task in that project; its id. */
+  task: () => Promise<string>;
+  made: (event: EventType, what: string) => void;
+}) => Promise<void>;
+
+/** The document's event types that `trigger` can make, in the document's order. */
+function triggerable(): EventType[] {
+  return eventTypes.filter((type) => type in changeMakers);
+}
+
 /** Makes one change of `type` through the API, in a project of its own; prints each event it made. */
 async function trigger(args: string[]): Promise<void> {
   const [type] = args;
-  if (!(eventTypes as Array<string | undefined>).includes(type))
-    throw new UsageError(`trigger takes one of ${eventTypes.join(', ')}`);
+  if (!(triggerable() as Array<string | undefined>).includes(type))
+    throw new UsageError(`trigger takes one of ${triggerable().join(', ')}`);
   const { client } = connect();
   const made = (event: EventType, what: string) => console.log(`made ${event.padEnd(15)}  ${what}`);
-  const project = await client.projects.create({ name: 'Triggered by events trigger' });
-  made('project.created', `project ${project.project_id}`);
-  if (type.startsWith('project.')) {
-    if (type === 'project.updated') {
-      await client.projects.update(project.project_id, {
-        description: 'Updated by events trigger',
-      });
-      made('project.updated', `project ${project.project_id}`);
-    }
-    if (type === 'project.deleted') {
-      await client.projects.delete(project.project_id);
-      made('project.deleted', `project ${project.project_id}`);
-    }
-    return;
-  }
-  const task = await client.tasks.create({
-    project_id: project.project_id,
-    title: 'Triggered task',
-  });
-  made('task.created', `task ${task.task_id}`);
-  if (type === 'task.updated') {
-    await client.tasks.update(task.task_id, { status: 'in_progress' });
-    made('task.updated', `task ${task.task_id}`);
-  }
-  if (type === 'task.deleted') {
-    await client.tasks.delete(task.task_id);
-    made('task.deleted', `task ${task.task_id}`);
-  }
+  const project = (await client.projects.create({ name: 'Triggered by events trigger' }))
+    .project_id;
+  made('project.created', `project ${project}`);
+  const task = async () => {
+    const { task_id } = await client.tasks.create({ project_id: project, title: 'Triggered task' });
+    made('task.created', `task ${task_id}`);
+    return task_id;
+  };
+  await changeMakers[type as keyof typeof changeMakers]({ client, project, task, made });
 }
 
 async function main(): Promise<void> {
@@ -256,7 +279,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error) => {
-    if (error instanceof UsageError) console.error(`${error.message}\n${usage}`);
+    if (error instanceof UsageError) console.error(`${error.message}\n${usage()}`);
     else console.error(error instanceof Error ? error.message : error);
     process.exit(error instanceof UsageError ? 2 : 1);
   },

@@ -1,7 +1,11 @@
-/** `npm start`: serves the API with the configuration from the environment. */
+/**
+ * `npm start`: serves the API with the configuration from the environment. `npm start -- --help`
+ * lists the variables (with `--markdown`, as the README's table).
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, redact } from '../config';
+import { configurationHelp, configurationTable } from '../config-docs';
 import { createRepositories } from '../db/repositories';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
@@ -36,6 +40,11 @@ async function issueFirstKey(service: RunningService, databaseFile: string): Pro
 }
 
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(args.includes('--markdown') ? configurationTable() : configurationHelp());
+    return;
+  }
   const config = loadConfig();
   const service = await startService(config);
   const where =

@@ -2,7 +2,7 @@
  * Handler types, all derived from the generated `operations`: a handler takes the request as
  * the document describes it (already validated) and returns one of its success responses.
  */
-import type { operations } from '../../generated/api';
+import type { operations, paths } from '../../generated/api';
 import type { Principal } from '../db/api-keys-repository';
 import type { WriteContext } from '../db/transactions';
 import type { Versioned } from '../db/versioned';
@@ -31,24 +31,31 @@ export type Reply<K extends OperationId> = {
 }[SuccessStatusOf<K>];
 
 /**
- * The operations that change something, each in one transaction (the unit of work): those the
- * document gives `x-required-scope: write`, as the router reads them; test/lint/write-operations
- * holds this list to the document.
+ * The HTTP methods that change something: an operation of one of them goes through the unit of
+ * work, in one transaction (the router reads the method; these types read it from `paths`).
  */
-export const writeOperations = [
-  'createProject',
-  'updateProject',
-  'deleteProject',
-  'createTask',
-  'updateTask',
-  'deleteTask',
-  'createWebhookEndpoint',
-  'updateWebhookEndpoint',
-  'deleteWebhookEndpoint',
-  'rotateWebhookEndpointSecret',
-  'createWebhookDelivery',
-] as const satisfies readonly OperationId[];
-type WriteOperationId = (typeof writeOperations)[number];
+export const changingMethods = ['post', 'put', 'patch', 'delete'] as const;
+type ChangingMethod = (typeof changingMethods)[number];
+type ReadingMethod = 'get' | 'head';
+
+/** The operations the document gives one of `Methods`, by their operationIds. */
+type OperationsOf<Methods extends string> = {
+  [K in OperationId]: Operation<K> extends OperationTypesOf<Methods> ? K : never;
+}[OperationId];
+type OperationTypesOf<Methods extends string> = NonNullable<
+  { [P in keyof paths]: paths[P][Methods & keyof paths[P]] }[keyof paths]
+>;
+type WriteOperationId = OperationsOf<ChangingMethod>;
+
+/**
+ * An operation is told by its shape in `paths`; one that would pass for both a change and a read
+ * (or neither) is a compile error here rather than a handler given the wrong input.
+ */
+type Unclassified =
+  | Extract<WriteOperationId, OperationsOf<ReadingMethod>>
+  | Exclude<OperationId, WriteOperationId | OperationsOf<ReadingMethod>>;
+export const everyOperationIsAChangeOrARead: [Unclassified] extends [never] ? true : Unclassified =
+  true;
 
 export interface OperationInput<K extends OperationId> {
   principal: Principal;

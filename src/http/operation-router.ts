@@ -19,7 +19,12 @@ import type { UnitOfWork } from '../app/unit-of-work';
 import type { WriteContext } from '../db/transactions';
 import { entityTag, refuseMalformedConditions, stillCurrent } from '../handlers/entity-tags';
 import { operationHandlers, type HandlerParts } from '../handlers';
-import type { OperationCheck, OperationHandler, OperationId } from '../handlers/operation';
+import {
+  changingMethods,
+  type OperationCheck,
+  type OperationHandler,
+  type OperationId,
+} from '../handlers/operation';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
@@ -55,12 +60,9 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
   return headers;
 }
 
-/**
- * Whether the operation changes something, and so goes through the unit of work: its scope is
- * `write` (handlers/operation.ts's `writeOperations`, held to the document by a test).
- */
+/** Whether the operation changes something, and so goes through the unit of work: by its method. */
 const changes = (context: Context) =>
-  (context.operation as { 'x-required-scope'?: string })['x-required-scope'] === 'write';
+  (changingMethods as readonly string[]).includes(context.operation.method);
 
 function toOperationHandler<K extends OperationId>(
   handler: OperationHandler<K>,

@@ -6,7 +6,7 @@
  * each event again, with the line saying it waits, and no later event before it; a listener
  * stopped before its first event resumes from where it started; a state file it cannot read
  * stops it with a message naming the file. `trigger TYPE` makes a change of that type and says
- * which events it made.
+ * which events it made. Both take the event types the document lists.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { Webhook } from 'standardwebhooks';
+import { loadDocument } from '../../src/http/document';
 import { projectRoot } from '../../src/paths';
 import { startTestService, type TestService } from '../support/test-service';
 import { freePort } from '../support/free-port';
@@ -146,6 +147,18 @@ it.each(['project.updated', 'task.updated', 'task.deleted'])(
     );
   },
 );
+
+it("takes the document's event types, read from it, for --types", async () => {
+  const documented = (
+    loadDocument().definition.components!.schemas!.EventType as { enum: string[] }
+  ).enum;
+  const run = await runCli(
+    ['listen', '--forward-to', 'http://127.0.0.1:1/', '--types', 'x.y'],
+    env(),
+  );
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain(`--types takes ${documented.join(', ')}, not x.y`);
+});
 
 /** Waits until `check` holds, polling; fails after `timeoutMs`. */
 async function until(check: () => boolean, what: string, timeoutMs = 30_000) {

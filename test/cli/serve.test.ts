@@ -1,12 +1,14 @@
 /**
  * `npm start` and the sandbox when they cannot serve: a port already in use is one line that
- * names the port and what to set, not a stack trace, and the process exits non-zero.
+ * names the port and what to set, not a stack trace, and the process exits non-zero. `--help`
+ * lists every variable the configuration table has.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { processVariables, variables } from '../../src/config';
 import { projectRoot } from '../../src/paths';
 
 const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'serve.js');
@@ -61,4 +63,11 @@ test('the sandbox on a port already in use says so in one line', async () => {
   } finally {
     holder.close();
   }
+});
+
+test('--help lists every variable the service reads, with its default', () => {
+  const help = execFileSync(process.execPath, [entryPoint, '--help'], { encoding: 'utf8' });
+  const rows = [...Object.values(variables), ...Object.values(processVariables)];
+  const listed = help.split('\n').filter((line) => /^ {2}[A-Z_]+ {2}\(.*; default /.test(line));
+  expect(listed.map((line) => line.trim().split(' ')[0])).toEqual(rows.map((row) => row.name));
 });

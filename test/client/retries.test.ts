@@ -1,8 +1,9 @@
 /**
  * The client kit's retries against the real service, behind a proxy that loses answers after the
  * service has handled the request: a create retried with its one Idempotency-Key makes one task
- * and returns the first answer; a DELETE whose answer was lost and whose retry finds nothing says
- * "deleted or already absent", never a deletion it cannot know of; a PATCH without If-Match is
+ * and returns the first answer (a rotation is sent again with the key the kit gave it); a DELETE
+ * whose answer was lost and whose retry finds nothing says "deleted or already absent", never a
+ * deletion it cannot know of; a PATCH without If-Match is
  * never sent twice, and one with it whose retry is refused is told as what the resource shows (the
  * change made, or the first attempt's outcome unknown); a refusal's Retry-After is waited for.
  */
@@ -96,6 +97,27 @@ it('says "deleted or already absent" when the retry of a DELETE whose answer was
   await expect(kit().tasks.delete(task.task_id)).rejects.toThrow(ProblemError);
   const other = await kit().tasks.create({ project_id: projectId, title: 'deleted plainly' });
   await expect(kit().tasks.delete(other.task_id)).resolves.toBe('deleted');
+});
+
+it('gives a rotation a key of its own, and sends it again with that key when its answer was lost', async () => {
+  const sent: Request[] = [];
+  const client = createClient({
+    baseUrl: 'http://127.0.0.1:1',
+    apiKey: 'tt_unused',
+    retry: { baseDelayMs: 1, maxDelayMs: 1 },
+    fetch: async (request) => {
+      sent.push(request);
+      if (sent.length === 1) throw new TypeError('fetch failed');
+      return Response.json({ secret: 'whsec_c2VjcmV0' });
+    },
+  });
+  await expect(
+    client.webhookEndpoints.rotateSecret('0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d'),
+  ).resolves.toEqual({ secret: 'whsec_c2VjcmV0' });
+  const keys = sent.map((request) => request.headers.get('idempotency-key'));
+  expect(keys).toHaveLength(2);
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toBe(keys[0]);
 });
 
 it('never sends a PATCH twice without If-Match', async () => {

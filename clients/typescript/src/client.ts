@@ -9,7 +9,13 @@ import { follow, type FollowOptions, type FollowedEvent } from './follow';
 import { paginate, type Paginator } from './paging';
 import { conditionValue, rememberETag, type ETagOrObject } from './etags';
 import { problemFrom } from './problems';
-import { defaultRetryPolicy, outcomeHeader, retryingFetch, type RetryPolicy } from './retry';
+import {
+  defaultRetryPolicy,
+  newIdempotencyKey,
+  outcomeHeader,
+  retryingFetch,
+  type RetryPolicy,
+} from './retry';
 import type { Project, Task, TypedEvent, WebhookDelivery, WebhookEndpoint } from './types';
 
 type Schemas = components['schemas'];
@@ -119,8 +125,13 @@ function resourcesOf(api: Client<paths>) {
             : 'deleted',
       })),
     );
-  const created = (o?: CreateOptions) =>
-    o?.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : {};
+  /**
+   * The Idempotency-Key of a call (the caller's, or one made for it), sent on every attempt, so a
+   * retry never changes twice. A header parameter: it compiles only where the document takes it.
+   */
+  const keyed = (o?: CreateOptions) => ({
+    'Idempotency-Key': o?.idempotencyKey ?? newIdempotencyKey(),
+  });
   const conditional = (o?: ChangeOptions) =>
     o?.ifMatch !== undefined ? { 'If-Match': conditionValue(o.ifMatch, 'ifMatch') } : {};
   /** A read of one resource, conditional on a copy held when asked. */
@@ -142,7 +153,7 @@ function resourcesOf(api: Client<paths>) {
 
   const projects = {
     create: (body: Schemas['ProjectCreate'], o?: CreateOptions) =>
-      answer<Project>(api.POST('/v1/projects', { body, headers: created(o) })),
+      answer<Project>(api.POST('/v1/projects', { body, params: { header: keyed(o) } })),
     get: read<Project>((headers, projectId) =>
       api.GET('/v1/projects/{project_id}', {
         params: { path: { project_id: projectId } },
@@ -172,7 +183,7 @@ function resourcesOf(api: Client<paths>) {
 
   const tasks = {
     create: (body: Schemas['TaskCreate'], o?: CreateOptions) =>
-      answer<Task>(api.POST('/v1/tasks', { body, headers: created(o) })),
+      answer<Task>(api.POST('/v1/tasks', { body, params: { header: keyed(o) } })),
     get: read<Task>((headers, taskId) =>
       api.GET('/v1/tasks/{task_id}', { params: { path: { task_id: taskId } }, headers }),
     ),
@@ -223,7 +234,7 @@ function resourcesOf(api: Client<paths>) {
     /** The answer carries the endpoint's secret, shown only here and on rotation. */
     create: (body: Schemas['WebhookEndpointCreate'], o?: CreateOptions) =>
       answer<Schemas['WebhookEndpointWithSecret']>(
-        api.POST('/v1/webhook-endpoints', { body, headers: created(o) }),
+        api.POST('/v1/webhook-endpoints', { body, params: { header: keyed(o) } }),
       ),
     get: read<WebhookEndpoint>((headers, id) =>
       api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id), headers }),
@@ -252,8 +263,7 @@ function resourcesOf(api: Client<paths>) {
     rotateSecret: (id: string, o?: CreateOptions) =>
       answer(
         api.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret', {
-          params: endpointPath(id),
-          headers: created(o),
+          params: { ...endpointPath(id), header: keyed(o) },
         }),
       ),
     deliveries: (

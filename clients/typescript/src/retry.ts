@@ -6,7 +6,8 @@
  * - a lost answer (a network error or a timeout) and 503 (the change may or may not have been
  *   made) are retried only for reads, for POSTs that carry an Idempotency-Key (the service replays
  *   the first answer), for a PATCH or DELETE with If-Match, and for a DELETE.
- * Every POST that takes an Idempotency-Key gets one for the call, reused on every attempt.
+ * The key is the request's own, sent again on every attempt: the kit's calls give one to every
+ * POST the document lets carry one (client.ts), so no list of paths is kept here.
  * After a lost answer a retry's refusal may be the first attempt's own doing, so it is told as
  * what is known (the outcome in the `Task-Tracker-Client-Outcome` header of the answer returned):
  * - a DELETE whose retry finds 404 answers 204, `deleted-or-already-absent`: the lost attempt
@@ -36,9 +37,6 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxRetryAfterMs: 60_000,
 };
 
-/** The creates that take an Idempotency-Key (held to the document by a test). */
-export const keyedCreatePaths = ['/v1/projects', '/v1/tasks', '/v1/webhook-endpoints'];
-
 /** A backoff before retry `retry` (0 for the first): exponential, capped, with full jitter over its upper half. */
 export function backoffMs(
   retry: number,
@@ -59,22 +57,21 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
 
 /** What kind of request this is, for what may be retried. */
 export function requestKind(request: Request): {
-  keyedCreate: boolean;
+  keyed: boolean;
   survivesLostAnswer: boolean;
   isDelete: boolean;
   isPatch: boolean;
 } {
-  const path = new URL(request.url).pathname;
-  const keyedCreate = request.method === 'POST' && keyedCreatePaths.includes(path);
+  const keyed = request.method === 'POST' && request.headers.has('idempotency-key');
   const conditional = request.headers.has('if-match');
   const survivesLostAnswer =
     request.method === 'GET' ||
     request.method === 'HEAD' ||
-    keyedCreate ||
+    keyed ||
     request.method === 'DELETE' ||
     (request.method === 'PATCH' && conditional);
   return {
-    keyedCreate,
+    keyed,
     survivesLostAnswer,
     isDelete: request.method === 'DELETE',
     isPatch: request.method === 'PATCH',
@@ -227,33 +224,28 @@ export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** A fetch that adds the Idempotency-Key, bounds each attempt and retries as the policy above says. */
+/** A fetch that bounds each attempt and retries as the policy above says. */
 export function retryingFetch(
   policy: RetryPolicy,
   fetchImpl: (request: Request) => Promise<Response>,
 ): (request: Request) => Promise<Response> {
-  return async (original) => {
-    const kind = requestKind(original);
-    let request = original;
-    if (kind.keyedCreate && !original.headers.has('idempotency-key')) {
-      request = new Request(original, { headers: new Headers(original.headers) });
-      request.headers.set('idempotency-key', newIdempotencyKey());
-    }
+  return async (request) => {
+    const kind = requestKind(request);
     let answerLost = false;
     for (let retry = 0; ; retry++) {
       const timeout = AbortSignal.timeout(policy.timeoutMs + heldForMs(request));
-      const signal = original.signal ? AbortSignal.any([original.signal, timeout]) : timeout;
+      const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
       const attempt = new Request(request.clone(), { signal });
       let response: Response;
       try {
         response = await fetchImpl(attempt);
       } catch (error) {
         // The caller's own abort ends the call; a timeout or a network error is a lost answer.
-        if (original.signal?.aborted) throw error;
+        if (request.signal?.aborted) throw error;
         if (!kind.survivesLostAnswer || retry >= policy.maxRetries)
-          throw new AnswerLostError(original, error, kind.survivesLostAnswer);
+          throw new AnswerLostError(request, error, kind.survivesLostAnswer);
         answerLost = true;
-        await sleep(backoffMs(retry, policy), original.signal);
+        await sleep(backoffMs(retry, policy), request.signal);
         continue;
       }
       if (kind.isDelete && answerLost && response.status === 404) {
@@ -268,7 +260,7 @@ export function retryingFetch(
       const refusedUnseen =
         response.status === 429 ||
         (response.status === 409 &&
-          kind.keyedCreate &&
+          kind.keyed &&
           (await problemType(response)) === '/problems/idempotency-in-progress');
       const retryable = refusedUnseen || (response.status === 503 && kind.survivesLostAnswer);
       if (!retryable || retry >= policy.maxRetries) return response;
@@ -276,7 +268,7 @@ export function retryingFetch(
       if (asked !== undefined && asked > policy.maxRetryAfterMs) return response;
       answerLost ||= response.status === 503;
       await response.body?.cancel().catch(() => {});
-      await sleep(Math.max(asked ?? 0, backoffMs(retry, policy)), original.signal);
+      await sleep(Math.max(asked ?? 0, backoffMs(retry, policy)), request.signal);
     }
   };
 }
