@@ -76,22 +76,26 @@ include browser "Chromium at $chromium" "apt-get install chromium, or set CHROMI
 include cluster "a MariaDB Galera cluster of their own (root, to run nodes as the mysql user; galera-4 at $galera, rsync, socat, haproxy, $mariadbd)" \
   "Run as root; apt-get install galera-4 rsync socat haproxy mariadb-server." galera_runnable
 
-# A part of the suite (the run is given arguments): jest over the projects with them, and no more.
+# A part of the suite (the run is given arguments): jest over the projects with them, then the
+# contract run.
 if [ $# -gt 0 ]; then
   npx jest --selectProjects "${projects[@]}" "$@"
-  echo "Contract run: the HTTP tests again, through prism proxy --errors."
+  echo "Contract run: the HTTP tests that use the typed client again, through prism proxy --errors."
   npm run -s test:contract
   exit 0
 fi
 
-# The whole suite runs in two lanes, on two cores: most tests wait on timers, child processes and
-# servers rather than compute. The second lane is the cluster tests (they wait on their nodes'
-# starts and state transfers; one file at a time, as each runs a cluster of its own), then the
-# other passes below; its output is printed when both lanes are done.
-second_lane() {
-  if [[ " ${projects[*]} " == *" cluster "* ]]; then
-    npx jest --selectProjects cluster
-  fi
+has() { [[ " ${projects[*]} " == *" $1 "* ]]; }
+
+# The whole suite runs in two lanes of about the same length, one a core: most tests wait on
+# timers, child processes and servers rather than compute. This lane is MySQL's (the mysql, crash
+# and browser projects, LIBRARY_SHIMS=off, the pacts); the other runs the cluster tests (one file
+# at a time, as each runs a cluster of its own), the sqlite project and the contract run, and its
+# output is printed once both are done.
+first_lane() {
+  local first=()
+  for project in mysql crash browser; do has "$project" && first+=("$project"); done
+  if [ ${#first[@]} -gt 0 ]; then npx jest --selectProjects "${first[@]}"; fi
 
   # The mysql project's tests once more with LIBRARY_SHIMS=off, the libraries' own paths
   # (src/db/driver/README.md, src/http/shims/README.md), where the switch changes what runs: the
@@ -100,9 +104,14 @@ second_lane() {
   # outcomes, with conflicts, outages and crashes part-way). The others test what no shim touches
   # (refusals before routing, caps, limits, long polls, DNS and the address guard, logs and
   # metrics, query plans, migrations) or one side directly, and would only repeat the first run.
-  if [[ " ${projects[*]} " == *" mysql "* ]]; then
+  if has mysql; then
     echo "Library shims off: the mysql project's routing and transactions again, with LIBRARY_SHIMS=off."
-    LIBRARY_SHIMS=off npx jest --selectProjects mysql --runTestsByPath "${shims_off_tests[@]}"
+    LIBRARY_SHIMS=off npx jest --selectProjects mysql --runTestsByPath \
+      test/api/{projects,tasks,task-lists,events,service-index,authentication,large-pages,text}.test.ts \
+      test/api/{errors,hostile-bodies,unparsable-requests,json-top-level-keys,response-bodies,problem-pages}.test.ts \
+      test/api/{conditional-requests,idempotency,idempotency-crash,idempotency-in-progress.mysql}.test.ts \
+      test/api/{webhooks,webhooks-fanout,webhook-fences,webhook-planning,webhook-planning-crash,webhooks-crash}.test.ts \
+      test/api/{events-instances,webhooks-instances,database-outage}.mysql.test.ts test/api/database-error-log.test.ts
   fi
 
   # The client kit's Pact consumer tests and the README's example write their pacts, verify-pact
@@ -115,29 +124,27 @@ second_lane() {
   npm run -s contract -- verify-pact "$pacts"
   npm run -s contract -- check-pact "$pacts"
   rm -rf "$pacts"
+}
 
+second_lane() {
+  if has cluster; then npx jest --selectProjects cluster; fi
+  npx jest --selectProjects sqlite
   echo "Contract run: the HTTP tests that use the typed client again, through prism proxy --errors."
   npm run -s test:contract
 }
-shims_off_tests=(
-  test/api/{projects,tasks,task-lists,events,service-index,authentication,large-pages,text}.test.ts
-  test/api/{errors,hostile-bodies,unparsable-requests,json-top-level-keys,response-bodies,problem-pages}.test.ts
-  test/api/{conditional-requests,idempotency,idempotency-crash,idempotency-in-progress.mysql}.test.ts
-  test/api/{webhooks,webhooks-fanout,webhook-fences,webhook-planning,webhook-planning-crash,webhooks-crash}.test.ts
-  test/api/{events-instances,webhooks-instances,database-outage}.mysql.test.ts test/api/database-error-log.test.ts
-)
 
-main_projects=()
-for project in "${projects[@]}"; do [ "$project" = cluster ] || main_projects+=("$project"); done
 second_log=$(mktemp)
-echo "The cluster tests, LIBRARY_SHIMS=off, the pacts and the contract run go in a second lane, beside jest's; its output follows."
+echo "The cluster tests, the sqlite project and the contract run go in a second lane, beside this one; its output follows."
 second_lane >"$second_log" 2>&1 &
 second_pid=$!
-main_status=0
-npx jest --selectProjects "${main_projects[@]}" || main_status=$?
+# Each lane stops at its first failure (errexit holds in a background job, not left of a ||).
+first_lane &
+first_pid=$!
+first_status=0
+wait "$first_pid" || first_status=$?
 second_status=0
 wait "$second_pid" || second_status=$?
-echo "The second lane: the cluster tests, LIBRARY_SHIMS=off, the pacts and the contract run."
+echo "The second lane: the cluster tests, the sqlite project and the contract run."
 cat "$second_log"
 rm -f "$second_log"
-[ "$main_status" = 0 ] && [ "$second_status" = 0 ]
+[ "$first_status" = 0 ] && [ "$second_status" = 0 ]
