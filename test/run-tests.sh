@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole suite: the generated types must match the document and the document must pass its
 # linters; then every test runs on SQLite and on MySQL, the client kit's and the README example's
-# pacts are written and verified with verify-pact, and the HTTP tests run once more through
-# Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
+# pacts are written and verified with verify-pact, and the HTTP tests that use the typed client
+# run once more through Prism's validating proxy. Without a MySQL server the MySQL half is reported as not run, except
 # in CI (CI=true), where it must run; the same goes for promtool's check of the alert rules,
 # for the browser test of /docs without Chromium, for the database crash test without a mariadbd of its own to kill, and for the
 # Galera cluster tests without galera-4, mariadb-backup, socat and haproxy.
@@ -76,33 +76,75 @@ include browser "Chromium at $chromium" "apt-get install chromium, or set CHROMI
 include cluster "a MariaDB Galera cluster of their own (root, to run nodes as the mysql user; galera-4 at $galera, mariabackup, socat, haproxy, $mariadbd)" \
   "Run as root; apt-get install galera-4 mariadb-backup socat haproxy mariadb-server." galera_runnable
 
-npx jest --selectProjects "${projects[@]}" "$@"
-
-# The MySQL HTTP and database tests once more with LIBRARY_SHIMS=off, the libraries' own paths
-# (src/db/driver/README.md, src/http/shims/README.md). Transactions and routing are what the
-# shims replace, and test/api and test/db hold the tests that go through them; the whole project
-# again would take the suite past what it may take. Left out as well, tests of what neither shim
-# touches: Redis's shared counts, connection caps and slow clients (refused or cut off before
-# any routing), migrations (knex's migrator); and test/db/transactions.test.ts, which counts the
-# pipelined connection's packets and so tests the shim itself. Not when the run is given
-# arguments (a part of the suite).
-if [[ " ${projects[*]} " == *" mysql "* ]] && [ $# -eq 0 ]; then
-  echo "Library shims off: the mysql project's transactions and routing again, with LIBRARY_SHIMS=off."
-  LIBRARY_SHIMS=off npx jest 'test/(api|db)/(?!transactions\.test|migrat|slow-clients|address-caps|long-poll-caps|[^/]*\.redis\.test)' --selectProjects mysql
+# A part of the suite (the run is given arguments): jest over the projects with them, then the
+# contract run.
+if [ $# -gt 0 ]; then
+  npx jest --selectProjects "${projects[@]}" "$@"
+  echo "Contract run: the HTTP tests that use the typed client again, through prism proxy --errors."
+  npm run -s test:contract
+  exit 0
 fi
 
-# The client kit's Pact consumer tests and the README's example write their pacts, verify-pact
-# verifies them against a sandbox of its own and check-pact against the document: the kit and the
-# service cannot drift.
-# Not when the run is given arguments (a part of the suite).
-if [ $# -eq 0 ]; then
+has() { [[ " ${projects[*]} " == *" $1 "* ]]; }
+
+# The whole suite runs in two lanes of about the same length, one a core: most tests wait on
+# timers, child processes and servers rather than compute. This lane is MySQL's (the mysql, crash
+# and browser projects, LIBRARY_SHIMS=off, the pacts); the other runs the cluster tests (one file
+# at a time, as each runs a cluster of its own), the sqlite project and the contract run, and its
+# output is printed once both are done.
+first_lane() {
+  local first=()
+  for project in mysql crash browser; do has "$project" && first+=("$project"); done
+  if [ ${#first[@]} -gt 0 ]; then npx jest --selectProjects "${first[@]}"; fi
+
+  # The mysql project's tests once more with LIBRARY_SHIMS=off, the libraries' own paths
+  # (src/db/driver/README.md, src/http/shims/README.md), where the switch changes what runs: the
+  # tests that send every operation and its refusals (routing, parsing, validation), and those of
+  # writes (transactions: requests' changes, event numbering, the webhook worker's claims and
+  # outcomes, with conflicts, outages and crashes part-way). The others test what no shim touches
+  # (refusals before routing, caps, limits, long polls, DNS and the address guard, logs and
+  # metrics, query plans, migrations) or one side directly, and would only repeat the first run.
+  if has mysql; then
+    echo "Library shims off: the mysql project's routing and transactions again, with LIBRARY_SHIMS=off."
+    LIBRARY_SHIMS=off npx jest --selectProjects mysql --runTestsByPath \
+      test/api/{projects,tasks,task-lists,events,service-index,authentication,large-pages,text}.test.ts \
+      test/api/{errors,hostile-bodies,unparsable-requests,json-top-level-keys,response-bodies,problem-pages}.test.ts \
+      test/api/{conditional-requests,idempotency,idempotency-crash,idempotency-in-progress.mysql}.test.ts \
+      test/api/{webhooks,webhooks-fanout,webhook-fences,webhook-planning,webhook-planning-crash,webhooks-crash}.test.ts \
+      test/api/{events-instances,webhooks-instances,database-outage}.mysql.test.ts test/api/database-error-log.test.ts
+  fi
+
+  # The client kit's Pact consumer tests and the README's example write their pacts, verify-pact
+  # verifies them against a sandbox of its own and check-pact against the document: the kit and
+  # the service cannot drift.
   echo "Pacts: the client kit's and the README example's consumer tests, then verify-pact and check-pact over their pacts."
+  local pacts
   pacts=$(mktemp -d)
   PACT_DIR="$pacts" npx jest --selectProjects pact
   npm run -s contract -- verify-pact "$pacts"
   npm run -s contract -- check-pact "$pacts"
   rm -rf "$pacts"
-fi
+}
 
-echo "Contract run: the HTTP tests again, through prism proxy --errors."
-npm run -s test:contract
+second_lane() {
+  if has cluster; then npx jest --selectProjects cluster; fi
+  npx jest --selectProjects sqlite
+  echo "Contract run: the HTTP tests that use the typed client again, through prism proxy --errors."
+  npm run -s test:contract
+}
+
+second_log=$(mktemp)
+echo "The cluster tests, the sqlite project and the contract run go in a second lane, beside this one; its output follows."
+second_lane >"$second_log" 2>&1 &
+second_pid=$!
+# Each lane stops at its first failure (errexit holds in a background job, not left of a ||).
+first_lane &
+first_pid=$!
+first_status=0
+wait "$first_pid" || first_status=$?
+second_status=0
+wait "$second_pid" || second_status=$?
+echo "The second lane: the cluster tests, the sqlite project and the contract run."
+cat "$second_log"
+rm -f "$second_log"
+[ "$first_status" = 0 ] && [ "$second_status" = 0 ]

@@ -26,7 +26,11 @@ afterAll(() => database.drop());
 it('binds each key to one task across a SIGKILL of the service', async () => {
   const first = await serveProcess(database.config);
   const load = startKeyedCreates(first.url, key, projectId, 20);
-  await new Promise((resolve) => setTimeout(resolve, 2000));
+  // The kill comes once the load is well under way, however busy the machine.
+  const acknowledgedBeforeKill = () => load.creates.filter((c) => c.acknowledged).length;
+  const deadline = Date.now() + 60_000;
+  while (acknowledgedBeforeKill() <= 20 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   await killHard(first.child);
   await load.stop();
 

@@ -111,7 +111,7 @@ it('keeps a tenant whose 40 endpoints hang within the cap, and delivers another 
   } finally {
     await hanging.stop();
   }
-}, 20_000);
+}, 60_000);
 
 it("makes at most a few of a tenant's host name lookups at once, holding no slot while they run, and delivers another tenant meanwhile", async () => {
   await withService({ webhookRetryScheduleMs: Array(20).fill(300) }, async (api) => {
@@ -122,13 +122,14 @@ it("makes at most a few of a tenant's host name lookups at once, holding no slot
     // kept from the registrations (their TTL is 0: kept the least, 5 s) have run out.
     for (let i = 0; i < 12; i++)
       names.names.set(`h${i}.slow.test`, { addresses: ['127.0.0.1'], ttl: 0 });
-    const registered = performance.now();
     await Promise.all([
       ...Array.from({ length: 12 }, (_, i) =>
         register(api, c, `http://h${i}.slow.test:${port}/c${i}`),
       ),
       register(api, b, `${healthy.origin}/b2`),
     ]);
+    // Counted from the last registration's lookup, which a loaded machine may make seconds after the first.
+    const registered = performance.now();
     for (const record of names.names.values()) record.delayMs = slowLookupMs;
     names.queries.clear();
     await sleep(minKeepMs + 200 - (performance.now() - registered));
@@ -152,4 +153,4 @@ it("makes at most a few of a tenant's host name lookups at once, holding no slot
     expect(names.queries.size).toBeGreaterThanOrEqual(lookupsPerTenant);
     expect(names.mostLateAtOnce()).toBeLessThanOrEqual(lookupsPerTenant);
   });
-}, 20_000);
+}, 60_000);

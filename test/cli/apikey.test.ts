@@ -3,7 +3,8 @@
  * builds and then runs; the test command builds first), against the database a running service
  * uses.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseConfig } from '../../src/config';
@@ -20,17 +21,24 @@ function databaseUrl(config: DatabaseConfig): string {
   return config.client === 'sqlite' ? `sqlite:${config.filename}` : config.url;
 }
 
-function apikey(...args: string[]) {
-  const result = spawnSync(process.execPath, [entryPoint, ...args], {
+/**
+ * Runs the CLI to its end without blocking this process, which serves the API it calls: a
+ * blocked server could not answer, and its idle keep-alive connections would time out under the
+ * client's next request.
+ */
+async function apikey(...args: string[]) {
+  const result = await promisify(execFile)(process.execPath, [entryPoint, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl(database.config) },
     encoding: 'utf8',
-  });
-  return {
-    status: result.status,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    lastLine: result.stdout.trimEnd().split('\n').pop()!,
-  };
+  }).then(
+    ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      status: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
+  );
+  return { ...result, lastLine: result.stdout.trimEnd().split('\n').pop()! };
 }
 
 function call(key: string, method: string, body?: unknown) {
@@ -53,7 +61,7 @@ afterAll(async () => {
 });
 
 it('creates a key that works at once, printed alone on the last line and stored only as a hash', async () => {
-  const created = apikey('create', '--tenant', 'acme');
+  const created = await apikey('create', '--tenant', 'acme');
   expect(created.status).toBe(0);
   const key = created.lastLine;
   expect(key).toMatch(/^tt_[A-Za-z0-9_-]{43}$/);
@@ -64,19 +72,19 @@ it('creates a key that works at once, printed alone on the last line and stored 
 });
 
 it('gives a read-only key with --scopes read', async () => {
-  const key = apikey('create', '--tenant', 'acme', '--scopes', 'read').lastLine;
+  const key = (await apikey('create', '--tenant', 'acme', '--scopes', 'read')).lastLine;
   expect((await call(key, 'GET')).status).toBe(200);
   expect((await call(key, 'POST', { name: 'x' })).status).toBe(403);
 });
 
 it('lists keys without ever showing one, with their last use, and revokes a key by its id', async () => {
-  const key = apikey('create', '--tenant', 'globex').lastLine;
+  const key = (await apikey('create', '--tenant', 'globex')).lastLine;
   const row = (listing: string) =>
     listing
       .split('\n')
       .find((l) => l.includes('\tglobex\t'))!
       .split('\t');
-  const listed = apikey('list');
+  const listed = await apikey('list');
   expect(listed.status).toBe(0);
   expect(listed.stdout).not.toContain(key);
   const [keyId, tenant, scopes, createdAt, lastUsed, state] = row(listed.stdout);
@@ -85,22 +93,20 @@ it('lists keys without ever showing one, with their last use, and revokes a key 
 
   expect((await call(key, 'GET')).status).toBe(200);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(row(apikey('list').stdout)[4]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  expect(row((await apikey('list')).stdout)[4]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
 
-  expect(apikey('revoke', keyId).status).toBe(0);
+  expect((await apikey('revoke', keyId)).status).toBe(0);
   expect((await call(key, 'GET')).status).toBe(401);
-  expect(row(apikey('list').stdout)[5]).toMatch(/^revoked \d{4}-/);
-  expect(apikey('revoke', keyId).status).toBe(2);
+  expect(row((await apikey('list')).stdout)[5]).toMatch(/^revoked \d{4}-/);
+  expect((await apikey('revoke', keyId)).status).toBe(2);
 });
 
 it('makes a key that expires: it works until then, and is refused after', async () => {
-  const created = apikey('create', '--tenant', 'initech', '--expires-in', '90m');
+  const created = await apikey('create', '--tenant', 'initech', '--expires-in', '90m');
   expect(created.stdout).toMatch(/expiring \d{4}-/);
   const key = created.lastLine;
   expect((await call(key, 'GET')).status).toBe(200);
-  const line = apikey('list')
-    .stdout.split('\n')
-    .find((l) => l.includes('\tinitech\t'))!;
+  const line = (await apikey('list')).stdout.split('\n').find((l) => l.includes('\tinitech\t'))!;
   expect(line).toMatch(/\tactive until \d{4}-/);
   // Move the expiry into the past, as time would.
   await service
@@ -108,7 +114,7 @@ it('makes a key that expires: it works until then, and is refused after', async 
     .where('key_id', line.split('\t')[0])
     .update({ expires_at: '2000-01-01 00:00:00.000' });
   expect((await call(key, 'GET')).status).toBe(401);
-  expect(apikey('list').stdout).toMatch(/\tinitech\t.*\texpired 2000-01-01T00:00:00\.000Z/);
+  expect((await apikey('list')).stdout).toMatch(/\tinitech\t.*\texpired 2000-01-01T00:00:00\.000Z/);
 });
 
 it.each([
@@ -117,8 +123,8 @@ it.each([
   [['create', '--tenant', 'acme', '--colour', 'red'], /Unknown option/],
   [['rotate'], /usage/],
   [['create', '--tenant', 'acme', '--expires-in', 'soon'], /--expires-in/],
-])('refuses %j with exit status 2 and says why', (args, message) => {
-  const result = apikey(...args);
+])('refuses %j with exit status 2 and says why', async (args, message) => {
+  const result = await apikey(...args);
   expect(result.status).toBe(2);
   expect(result.stderr).toMatch(message);
   expect(result.stdout).toBe('');
