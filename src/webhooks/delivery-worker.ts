@@ -95,6 +95,8 @@ class Worker {
   private stopping = false;
   /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only refills. */
   private scanDue = true;
+  /** When the last look at every endpoint began. */
+  private scannedAt = 0;
   private readonly cycles: RepeatingCycle;
   private readonly readAhead: ReadAhead;
   /** Failed reads already logged: one line for a read, however many attempts waited on it. */
@@ -155,7 +157,9 @@ class Worker {
   /** One look: claims, in turns, for the endpoints with due attempts (or to refill), and keeps serving those with attempts here. */
   private async cycle(): Promise<void> {
     try {
-      const polled = this.scanDue;
+      // Refills may ask for a cycle at every attempt's end, so that the poll's timer never fires:
+      // the look at every endpoint comes at least as often anyway.
+      const polled = this.scanDue || Date.now() - this.scannedAt >= pollMs;
       this.scanDue = false;
       const candidates = polled ? await this.scan() : this.stillUnclaimed();
       for (const [endpointId, tenantId] of this.refills)
@@ -173,6 +177,7 @@ class Worker {
 
   /** A look at every endpoint: gives back what earlier looks could not, then finds the endpoints with due attempts. */
   private async scan(): Promise<Map<string, DueEndpoint>> {
+    this.scannedAt = Date.now();
     await this.writes.giveBackLeftovers();
     const scanned = await this.queue.endpointsWithDueAttempts(this.holder, this.times.graceMs);
     this.slots.endpointsDue = new Map();
