@@ -190,6 +190,9 @@ describe('If-Match', () => {
 
 describe('webhook endpoints', () => {
   it('carry an ETag that changes with every change, a rotation and a disabling by the service included, and guard PATCH and DELETE with it', async () => {
+    // A tenant of its own, which changes nothing else: no delivery is ever planned to the
+    // endpoint's (public, never reached) address, and no outcome writes its row meanwhile.
+    const key = await api.createKey('etag-endpoints');
     const json = { 'Content-Type': 'application/json' };
     const created = await api.send('POST', '/v1/webhook-endpoints', {
       key,
