@@ -3,13 +3,12 @@
  * builds and then runs; the test command builds first), against the database a running service
  * uses.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DatabaseConfig } from '../../src/config';
 import { projectRoot } from '../../src/paths';
 import { startService, type RunningService } from '../../src/server';
+import { runCli } from '../support/run-cli';
 import { testConfig } from '../support/test-config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -21,23 +20,11 @@ function databaseUrl(config: DatabaseConfig): string {
   return config.client === 'sqlite' ? `sqlite:${config.filename}` : config.url;
 }
 
-/**
- * Runs the CLI to its end without blocking this process, which serves the API it calls: a
- * blocked server could not answer, and its idle keep-alive connections would time out under the
- * client's next request.
- */
 async function apikey(...args: string[]) {
-  const result = await promisify(execFile)(process.execPath, [entryPoint, ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(database.config) },
-    encoding: 'utf8',
-  }).then(
-    ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      status: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
+  const result = await runCli(entryPoint, args, {
+    ...process.env,
+    DATABASE_URL: databaseUrl(database.config),
+  });
   return { ...result, lastLine: result.stdout.trimEnd().split('\n').pop()! };
 }
 

@@ -8,8 +8,7 @@
  * stops it with a message naming the file. `trigger TYPE` makes a change of that type and says
  * which events it made. Both take the event types the document lists.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +18,7 @@ import { loadDocument } from '../../src/http/document';
 import { projectRoot } from '../../src/paths';
 import { startTestService, type TestService } from '../support/test-service';
 import { freePort } from '../support/free-port';
+import { runCli as runCompiledCli } from '../support/run-cli';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'events.js');
@@ -66,19 +66,8 @@ async function listen(
   return { child, secret, lines };
 }
 
-/** Runs the CLI to its end without blocking this process, which serves the API it calls. */
 const runCli = (args: string[], environment: NodeJS.ProcessEnv) =>
-  promisify(execFile)(process.execPath, [entryPoint, ...args], {
-    env: environment,
-    encoding: 'utf8',
-  }).then(
-    ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      status: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
+  runCompiledCli(entryPoint, args, environment);
 
 const kill = (child: ChildProcess, signal: NodeJS.Signals) =>
   new Promise((resolve) => {
