@@ -20,7 +20,8 @@ import { createApp, httpServerFor } from './http/app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createCountingStores, type CountingStores } from './http/counting-stores';
 import { loadDocument } from './http/document';
-import { createLogger, createMetrics } from './http/observability';
+import { createMetrics } from './http/observability';
+import { createLogger, knexLogFor } from './logger';
 import { createOperationRouter } from './http/operation-router';
 import { createUnitOfWork } from './app/unit-of-work';
 import {
@@ -31,9 +32,9 @@ import {
 } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 import { startDeliveryPlanning } from './webhooks/delivery-planning';
-import { startDeliveryWorker } from './webhooks/delivery-worker';
-import { createResolver, type HostResolver } from './webhooks/dns-lookups';
-import { createWebhookClient } from './webhooks/http-client';
+import { resolverFor, startDeliveries } from './webhooks/deliveries';
+import { startDeliveryThread, type DeliveryThread } from './webhooks/delivery-thread';
+import type { HostResolver } from './webhooks/dns-lookups';
 import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
 
@@ -58,6 +59,8 @@ interface BackgroundRepositories {
 interface BackgroundWork {
   feed: FeedWatcher;
   numbering: EventNumbering;
+  /** Webhook host names for registration, looked up where deliveries look them up: one cache. */
+  resolver: Pick<HostResolver, 'resolve'>;
   /** Stops them in the order that hands their work on whole: numbering, planning, delivery. */
   stop(): Promise<void>;
 }
@@ -65,16 +68,20 @@ interface BackgroundWork {
 function startBackgroundWork(
   { numberingRepositories, webhookRepositories }: BackgroundRepositories,
   config: Config,
-  { logger, registry, resolver }: { logger: Logger; registry: Registry; resolver: HostResolver },
+  { logger, registry }: { logger: Logger; registry: Registry },
 ): BackgroundWork {
   // What the background work counts in the database it counts on its own pools, never the requests'.
   const eventMetrics = createEventMetrics(registry, numberingRepositories, {
     logger,
     scrapeTimeoutMs: scrapeCountTimeoutMs,
   });
+  // On MySQL the deliveries run in a thread of their own (delivery-thread.ts); SQLite's one
+  // connection cannot be shared with another thread.
+  let thread: DeliveryThread | undefined;
   const webhookMetrics = createWebhookMetrics(registry, webhookRepositories, {
     logger,
     scrapeTimeoutMs: scrapeCountTimeoutMs,
+    beforeScrape: async () => thread?.flushMetrics(scrapeCountTimeoutMs),
   });
   const feed = startFeedWatcher(numberingRepositories, {
     logger,
@@ -82,22 +89,17 @@ function startBackgroundWork(
     perKey: config.longPollsPerKey,
     perTenant: config.longPollsPerTenant,
   });
-  const webhookTimeoutMs = config.webhookTimeoutSeconds * 1000;
-  const sender = createWebhookClient({
-    timeoutMs: webhookTimeoutMs,
-    allowPrivateTargets: config.webhookAllowPrivateTargets,
-    resolver,
-  });
-  const deliveries = startDeliveryWorker(
-    { queue: webhookRepositories.deliveryQueue, sender },
-    {
-      logger,
-      metrics: webhookMetrics,
-      timeoutMs: webhookTimeoutMs,
-      retryScheduleMs: config.webhookRetryScheduleMs,
-      maxInFlight: config.webhookMaxInFlight,
-    },
-  );
+  const resolver = config.database.client === 'sqlite' ? resolverFor(config) : undefined;
+  const deliveries = resolver
+    ? startDeliveries(webhookRepositories.deliveryQueue, config, {
+        logger,
+        metrics: webhookMetrics,
+        resolver,
+      })
+    : (thread = startDeliveryThread(config, {
+        logger,
+        addMetrics: (batch) => webhookMetrics.add(batch),
+      }));
   const planning = startDeliveryPlanning(webhookRepositories, {
     logger,
     onPlanned: () => deliveries.poke(),
@@ -114,6 +116,7 @@ function startBackgroundWork(
   return {
     feed,
     numbering,
+    resolver: resolver ?? thread!.resolver,
     async stop() {
       // Long polls answer now, with what they have, so their connections can close.
       feed.stop();
@@ -162,21 +165,6 @@ async function migrate(config: Config, knexLog: Knex.Logger, logger: Logger): Pr
   } finally {
     await migrator.destroy();
   }
-}
-
-const firstLine = (message: unknown) =>
-  typeof message === 'string' ? message.split('\n')[0] : message;
-
-/** knex's warnings and errors, in the service's log. */
-function knexLogFor(logger: Logger): Knex.Logger {
-  return {
-    // knex puts an error's stack into its message: the first line says what happened.
-    warn: (message) => logger.warn({ knex: firstLine(message) }),
-    error: (message) => logger.error({ knex: firstLine(message) }),
-    deprecate: (method, alternative) =>
-      logger.warn({ knex: `${method} is deprecated; use ${alternative}` }),
-    debug: () => {},
-  };
 }
 
 function listen(server: Server, { port, host }: Config): Promise<void> {
@@ -243,17 +231,7 @@ export async function startService(
       numberingRepositories: createRepositories(pools.numbering),
       webhookRepositories: createRepositories(pools.webhooks),
     };
-    // Webhook host names, looked up at registration and before deliveries, share one resolver and its answers.
-    const resolver = createResolver({
-      servers: config.webhookDnsServers,
-      timeoutMs: config.webhookDnsTimeoutMs,
-      answerLocalhost: config.webhookAllowPrivateTargets,
-    });
-    background = startBackgroundWork(backgroundRepositories, config, {
-      logger,
-      registry,
-      resolver,
-    });
+    background = startBackgroundWork(backgroundRepositories, config, { logger, registry });
     const api = await createOperationRouter({
       definition: document.definition,
       repositories,
@@ -261,7 +239,7 @@ export async function startService(
       feed: background.feed,
       webhookTargets: targetGuard({
         allowPrivateTargets: config.webhookAllowPrivateTargets,
-        resolver,
+        resolver: background.resolver,
         lookupTimeoutMs: config.webhookDnsTimeoutMs,
       }),
       webhookFences: {

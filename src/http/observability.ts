@@ -3,12 +3,10 @@
  * request (never a key or a body), and Prometheus metrics at /metrics.
  */
 import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
 import type { Knex } from 'knex';
-import pino, { type DestinationStream, type Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
-import type { LogLevel } from '../config';
-import { errorForLog } from '../db/error-for-log';
 
 /** What routing learned about a request, for its log line and metrics. */
 export interface RequestFacts {
@@ -22,42 +20,6 @@ export interface RequestFacts {
 }
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/**
- * Standard output is written in batches, of 4 KiB or what 100 ms gathered, whichever comes first
- * (and at exit): a line at a time, as pino writes by default, each line is a write of its own
- * through libuv's thread pool, a cost every request pays under load. A process killed outright
- * loses the lines of its last 100 ms. An error is shown as errorForLog says, without the values
- * of a statement that failed.
- */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino(
-    {
-      level,
-      base: undefined,
-      timestamp: isoTimeByMillisecond(),
-      serializers: { err: errorForLog },
-    },
-    destination ?? pino.destination({ dest: 1, minLength: 4096, periodicFlush: 100 }),
-  );
-}
-
-/**
- * pino's isoTime, made once per millisecond rather than once per line: under load lines come
- * several a millisecond, and a Date and its ISO text per line show in the CPU profile.
- */
-function isoTimeByMillisecond(): () => string {
-  let millisecond = 0;
-  let field = '';
-  return () => {
-    const now = Date.now();
-    if (now !== millisecond) {
-      millisecond = now;
-      field = `,"time":"${new Date(now).toISOString()}"`;
-    }
-    return field;
-  };
-}
 
 /**
  * The request metrics, on the registry the background work puts its own on. A long poll counts in

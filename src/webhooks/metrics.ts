@@ -25,6 +25,37 @@ export interface WebhookMetrics {
   disabled(reason: DisabledReason): void;
 }
 
+/** What a delivery thread counted since it last sent it, for the service's registry to add up. */
+export interface MetricsBatch {
+  attempted: Partial<Record<DeliveryOutcomeLabel, number>>;
+  inFlight: number;
+  delaysSeconds: number[];
+  disabled: Partial<Record<DisabledReason, number>>;
+}
+
+/** The worker's metrics in a thread of its own: counted there, taken in batches. */
+export function batchingMetrics(): { metrics: WebhookMetrics; take(): MetricsBatch | undefined } {
+  let batch: MetricsBatch | undefined;
+  const open = () => (batch ??= { attempted: {}, inFlight: 0, delaysSeconds: [], disabled: {} });
+  return {
+    metrics: {
+      attempted: (outcome) =>
+        void (open().attempted[outcome] = (batch!.attempted[outcome] ?? 0) + 1),
+      inFlight: (change) => void (open().inFlight += change),
+      delivered: (eventCreatedAt) => void open().delaysSeconds.push(delaySeconds(eventCreatedAt)),
+      disabled: (reason) => void (open().disabled[reason] = (batch!.disabled[reason] ?? 0) + 1),
+    },
+    take() {
+      const taken = batch;
+      batch = undefined;
+      return taken;
+    },
+  };
+}
+
+const delaySeconds = (eventCreatedAt: string) =>
+  Math.max(0, Date.now() - Date.parse(eventCreatedAt)) / 1000;
+
 /** What the metrics call an attempt's result; undefined for one called off. */
 export function outcomeLabel(result: AttemptResult): DeliveryOutcomeLabel | undefined {
   if (result.abandoned) return undefined;
@@ -35,33 +66,42 @@ export function outcomeLabel(result: AttemptResult): DeliveryOutcomeLabel | unde
   return 'failed';
 }
 
+/**
+ * The metrics on the service's registry. `beforeScrape` is awaited before a scrape reads them:
+ * a delivery thread sends what it counted since its last batch.
+ */
 export function createWebhookMetrics(
   registry: Registry,
   repositories: Repositories,
-  options: { logger: Logger; scrapeTimeoutMs: number },
-): WebhookMetrics {
+  options: { logger: Logger; scrapeTimeoutMs: number; beforeScrape?: () => Promise<void> },
+): WebhookMetrics & { add(batch: MetricsBatch): void } {
+  const collect = options.beforeScrape;
   const deliveries = new Counter({
     name: 'webhook_deliveries_total',
     help: 'Webhook delivery attempts made, by outcome: delivered (2xx), failed (another status, or no answer), timed_out, refused (the SSRF guard refused the address).',
     labelNames: ['outcome'],
     registers: [registry],
+    collect,
   });
   const inFlight = new Gauge({
     name: 'webhook_attempts_in_flight',
     help: 'Webhook delivery attempts holding a slot on this instance now.',
     registers: [registry],
+    collect,
   });
   const delay = new Histogram({
     name: 'webhook_delivery_delay_seconds',
     help: "Time from an event's change committing to its delivery's 2xx, retries included.",
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 7200, 21600, 86400],
     registers: [registry],
+    collect,
   });
   const disabled = new Counter({
     name: 'webhook_endpoints_disabled_total',
     help: 'Webhook endpoints disabled by the deliveries, by reason: gone (the receiver answered 410), failing (every attempt failed for 5 days).',
     labelNames: ['reason'],
     registers: [registry],
+    collect,
   });
   // Every series from the start, so that a rate over them is 0 rather than missing.
   for (const outcome of ['delivered', 'failed', 'timed_out', 'refused'])
@@ -84,8 +124,15 @@ export function createWebhookMetrics(
   return {
     attempted: (outcome) => deliveries.labels(outcome).inc(),
     inFlight: (change) => inFlight.inc(change),
-    delivered: (eventCreatedAt) =>
-      delay.observe(Math.max(0, Date.now() - Date.parse(eventCreatedAt)) / 1000),
+    delivered: (eventCreatedAt) => delay.observe(delaySeconds(eventCreatedAt)),
     disabled: (reason) => disabled.labels(reason).inc(),
+    add(batch) {
+      for (const [outcome, count] of Object.entries(batch.attempted))
+        deliveries.labels(outcome).inc(count);
+      inFlight.inc(batch.inFlight);
+      for (const seconds of batch.delaysSeconds) delay.observe(seconds);
+      for (const [reason, count] of Object.entries(batch.disabled))
+        disabled.labels(reason).inc(count);
+    },
   };
 }

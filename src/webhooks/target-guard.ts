@@ -96,7 +96,7 @@ export interface TargetGuard {
 
 export function targetGuard(options: {
   allowPrivateTargets: boolean;
-  resolver: HostResolver;
+  resolver: Pick<HostResolver, 'resolve'>;
   /** How long a registration waits for its host's lookup (its turn among the tenant's lookups included). */
   lookupTimeoutMs: number;
 }): TargetGuard {

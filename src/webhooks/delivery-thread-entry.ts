@@ -1,0 +1,75 @@
+/**
+ * What runs in the delivery thread (delivery-thread.ts starts it): the worker on a pool of its
+ * own, its log lines and metrics sent to the main thread in batches, at most every
+ * `sendEveryMs` and whenever the main thread asks before a scrape.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from '../config';
+import { deliveryQueueRepository } from '../db/delivery-queue-repository';
+import { backgroundPoolSizes, createKnex } from '../db/knex';
+import { createLogger, knexLogFor } from '../logger';
+import { resolverFor, startDeliveries } from './deliveries';
+import type { FromThread, ToThread } from './delivery-thread';
+import { batchingMetrics } from './metrics';
+
+const sendEveryMs = 100;
+
+const port = parentPort!;
+const { config } = workerData as { config: Config };
+const send = (message: FromThread) => port.postMessage(message);
+
+let lines: string[] = [];
+const logger = createLogger(config.logLevel, { write: (line: string) => void lines.push(line) });
+const metrics = batchingMetrics();
+
+/** Sends the lines and counts gathered since the last time. */
+function sendGathered(): void {
+  if (lines.length > 0) send({ type: 'log', text: lines.join('') });
+  lines = [];
+  const batch = metrics.take();
+  if (batch) send({ type: 'metrics', batch });
+}
+setInterval(sendGathered, sendEveryMs).unref();
+
+const knex = createKnex(
+  config.database,
+  knexLogFor(logger),
+  config.statementTimeoutSeconds * 1000,
+  backgroundPoolSizes.webhooks,
+);
+const resolver = resolverFor(config);
+const worker = startDeliveries(deliveryQueueRepository(knex), config, {
+  logger,
+  metrics: metrics.metrics,
+  resolver,
+});
+
+/** A lookup for the main thread (registration), answered with the addresses or the failure's fields. */
+function resolveFor({ id, hostname, tenant }: Extract<ToThread, { type: 'resolve' }>): void {
+  resolver.resolve(hostname, tenant).then(
+    (addresses) => send({ type: 'resolved', id, addresses }),
+    (error: NodeJS.ErrnoException) =>
+      send({
+        type: 'resolved',
+        id,
+        error: { name: error.name, message: error.message, code: error.code },
+      }),
+  );
+}
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'poke') return worker.poke();
+  if (message.type === 'resolve') return resolveFor(message);
+  if (message.type === 'flush') {
+    sendGathered();
+    return send({ type: 'flushed', id: message.id });
+  }
+  void worker
+    .stop()
+    .then(() => knex.destroy())
+    .finally(() => {
+      sendGathered();
+      send({ type: 'stopped' });
+      port.close();
+    });
+});

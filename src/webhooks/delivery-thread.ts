@@ -1,0 +1,141 @@
+/**
+ * The delivery worker in a worker thread of its own, on a pool of its own (MySQL only; SQLite's
+ * one connection stays with the main thread). Under a peak of requests an attempt's callbacks
+ * then wait for the thread's event loop rather than behind every request's, so each of an
+ * endpoint's slots turns over at the receiver's pace. The thread's log lines and metrics come
+ * back to the service's log and registry; a thread that dies is started again, and its claims
+ * run out as a stopped instance's do.
+ */
+import type { LookupAddress } from 'node:dns';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import pino, { type Logger } from 'pino';
+import type { Config } from '../config';
+import { projectRoot } from '../paths';
+import type { DeliveryWorker } from './delivery-worker';
+import { untilAborted, type HostResolver } from './dns-lookups';
+import type { MetricsBatch } from './metrics';
+
+/** The thread runs the compiled code: under ts-jest too, where dist/ is built before the tests (test/support/build-dist.js). */
+export const threadEntry = path.join(
+  projectRoot,
+  'dist',
+  'src',
+  'webhooks',
+  'delivery-thread-entry.js',
+);
+
+const notRunning = { name: 'Error', message: 'the webhook delivery thread is not running' };
+
+/** How long a thread that died waits before it is started again: a thread that dies at once does not spin. */
+const restartAfterMs = 1000;
+
+/** A lookup's failure as it crosses threads: an Error's own fields, and the code the guard reads. */
+export interface LookupFailure {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+export type ToThread =
+  | { type: 'poke' }
+  | { type: 'flush'; id: number }
+  | { type: 'resolve'; id: number; hostname: string; tenant: string }
+  | { type: 'stop' };
+export type FromThread =
+  | { type: 'log'; text: string }
+  | { type: 'metrics'; batch: MetricsBatch }
+  | { type: 'flushed'; id: number }
+  | { type: 'resolved'; id: number; addresses?: LookupAddress[]; error?: LookupFailure }
+  | { type: 'stopped' };
+
+export interface DeliveryThread extends DeliveryWorker {
+  /** Resolves once the thread has sent what it counted so far (or could not within `timeoutMs`). */
+  flushMetrics(timeoutMs: number): Promise<void>;
+  /** Registration's lookups, on the thread's resolver: one cache and one set of caps for the instance. */
+  resolver: Pick<HostResolver, 'resolve'>;
+}
+
+export function startDeliveryThread(
+  config: Config,
+  { logger, addMetrics }: { logger: Logger; addMetrics: (batch: MetricsBatch) => void },
+): DeliveryThread {
+  // The thread's lines go to the service's own destination, as written there.
+  const destination = (logger as unknown as Record<symbol, { write(text: string): void }>)[
+    pino.symbols.streamSym
+  ];
+  const flushes = new Map<number, () => void>();
+  const lookups = new Map<number, (message: Extract<FromThread, { type: 'resolved' }>) => void>();
+  let nextId = 0;
+  let stopping = false;
+  let stopped: (() => void) | undefined;
+  let thread: Worker;
+  let running = false;
+
+  const start = () => {
+    running = true;
+    thread = new Worker(threadEntry, { workerData: { config } });
+    thread.on('message', (message: FromThread) => {
+      if (message.type === 'log') destination.write(message.text);
+      else if (message.type === 'metrics') addMetrics(message.batch);
+      else if (message.type === 'flushed') flushes.get(message.id)?.();
+      else if (message.type === 'resolved') lookups.get(message.id)?.(message);
+      else stopped?.();
+    });
+    thread.on('error', (error) =>
+      logger.error({ err: error }, 'the webhook delivery thread failed'),
+    );
+    thread.on('exit', () => {
+      running = false;
+      for (const resolve of flushes.values()) resolve();
+      const failure = { name: 'Error', message: 'the webhook delivery thread stopped' };
+      for (const [id, answer] of lookups) answer({ type: 'resolved', id, error: failure });
+      if (stopping) return stopped?.();
+      logger.error('the webhook delivery thread stopped; starting it again');
+      setTimeout(() => stopping || start(), restartAfterMs);
+    });
+  };
+  start();
+  const send = (message: ToThread) => thread.postMessage(message);
+
+  return {
+    poke: () => send({ type: 'poke' }),
+    flushMetrics(timeoutMs) {
+      const id = nextId++;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          flushes.delete(id);
+          resolve();
+        }
+        flushes.set(id, done);
+        send({ type: 'flush', id });
+      });
+    },
+    resolver: {
+      resolve(hostname, tenant, signal) {
+        const id = nextId++;
+        const answered = new Promise<LookupAddress[]>((resolve, reject) => {
+          lookups.set(id, ({ addresses, error }) => {
+            lookups.delete(id);
+            if (addresses) return resolve(addresses);
+            reject(Object.assign(new Error(error!.message), error));
+          });
+          if (!running) return lookups.get(id)!({ type: 'resolved', id, error: notRunning });
+          send({ type: 'resolve', id, hostname, tenant });
+        });
+        return signal ? untilAborted(answered, signal) : answered;
+      },
+    },
+    async stop() {
+      stopping = true;
+      if (!running) return;
+      await new Promise<void>((resolve) => {
+        stopped = resolve;
+        send({ type: 'stop' });
+      });
+      await thread.terminate();
+    },
+  };
+}
