@@ -47,7 +47,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['scripts/**/*.js'],
+    files: ['scripts/**/*.js', 'test/**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: {
@@ -56,6 +56,7 @@ export default tseslint.config(
         __dirname: 'readonly',
         process: 'readonly',
         console: 'readonly',
+        setTimeout: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

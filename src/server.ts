@@ -31,8 +31,7 @@ import {
   redeliveryLimit,
 } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
-import { startDeliveryPlanning } from './webhooks/delivery-planning';
-import { resolverFor, startDeliveries } from './webhooks/deliveries';
+import { resolverFor, startWebhookWork } from './webhooks/deliveries';
 import { startDeliveryThread, type DeliveryThread } from './webhooks/delivery-thread';
 import type { HostResolver } from './webhooks/dns-lookups';
 import { createWebhookMetrics } from './webhooks/metrics';
@@ -75,8 +74,8 @@ function startBackgroundWork(
     logger,
     scrapeTimeoutMs: scrapeCountTimeoutMs,
   });
-  // On MySQL the deliveries run in a thread of their own (delivery-thread.ts); SQLite's one
-  // connection cannot be shared with another thread.
+  // On MySQL webhook planning and delivery run in a thread of their own (delivery-thread.ts);
+  // SQLite's one connection cannot be shared with another thread.
   let thread: DeliveryThread | undefined;
   const webhookMetrics = createWebhookMetrics(registry, webhookRepositories, {
     logger,
@@ -90,28 +89,20 @@ function startBackgroundWork(
     perTenant: config.longPollsPerTenant,
   });
   const resolver = config.database.client === 'sqlite' ? resolverFor(config) : undefined;
-  const deliveries = resolver
-    ? startDeliveries(webhookRepositories.deliveryQueue, config, {
-        logger,
-        metrics: webhookMetrics,
-        resolver,
-      })
+  const webhooks = resolver
+    ? startWebhookWork(webhookRepositories, config, { logger, metrics: webhookMetrics, resolver })
     : (thread = startDeliveryThread(config, {
         logger,
         addMetrics: (batch) => webhookMetrics.add(batch),
       }));
-  const planning = startDeliveryPlanning(webhookRepositories, {
-    logger,
-    onPlanned: () => deliveries.poke(),
-  });
   const numbering = startEventNumbering(numberingRepositories, {
     logger,
     metrics: eventMetrics,
     onNumbered: (lastSequences) => {
       feed.numbered(lastSequences);
-      planning.plan(lastSequences.keys());
+      webhooks.plan(lastSequences.keys());
     },
-    onLeaseTaken: () => planning.catchUp(),
+    onLeaseTaken: () => webhooks.catchUp(),
   });
   return {
     feed,
@@ -121,10 +112,7 @@ function startBackgroundWork(
       // Long polls answer now, with what they have, so their connections can close.
       feed.stop();
       await numbering.stop();
-      // What is left unplanned is planned by the next instance to number events.
-      await planning.stop();
-      // Attempts in flight are called off and their claims given back, for another instance.
-      await deliveries.stop();
+      await webhooks.stop();
     },
   };
 }

@@ -1,12 +1,20 @@
-/** The delivery worker as the service runs it, with its settings, its HTTP client and its lookups. */
+/**
+ * Webhook work as the service runs it: planning (numbered events into attempts) and the delivery
+ * worker, with their settings, HTTP client and lookups, in whichever thread runs them.
+ */
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { startDeliveryWorker, type DeliveryQueue, type DeliveryWorker } from './delivery-worker';
+import type { Repositories } from '../db/repositories';
+import { startDeliveryPlanning, type DeliveryPlanning } from './delivery-planning';
+import { startDeliveryWorker } from './delivery-worker';
 import { createResolver, type HostResolver } from './dns-lookups';
 import { createWebhookClient } from './http-client';
 import type { WebhookMetrics } from './metrics';
 
-/** The resolver for webhook hosts, shared by registration and deliveries in one thread. */
+/** What numbering tells the webhook work, and its stop. */
+export type WebhookWork = DeliveryPlanning;
+
+/** The resolver for webhook hosts, shared by registration and deliveries. */
 export const resolverFor = (config: Config): HostResolver =>
   createResolver({
     servers: config.webhookDnsServers,
@@ -14,23 +22,23 @@ export const resolverFor = (config: Config): HostResolver =>
     answerLocalhost: config.webhookAllowPrivateTargets,
   });
 
-export function startDeliveries(
-  queue: DeliveryQueue,
+export function startWebhookWork(
+  repositories: Repositories,
   config: Config,
   {
     logger,
     metrics,
     resolver,
   }: { logger: Logger; metrics: WebhookMetrics; resolver: HostResolver },
-): DeliveryWorker {
+): WebhookWork {
   const timeoutMs = config.webhookTimeoutSeconds * 1000;
   const sender = createWebhookClient({
     timeoutMs,
     allowPrivateTargets: config.webhookAllowPrivateTargets,
     resolver,
   });
-  return startDeliveryWorker(
-    { queue, sender },
+  const deliveries = startDeliveryWorker(
+    { queue: repositories.deliveryQueue, sender },
     {
       logger,
       metrics,
@@ -39,4 +47,18 @@ export function startDeliveries(
       maxInFlight: config.webhookMaxInFlight,
     },
   );
+  const planning = startDeliveryPlanning(repositories, {
+    logger,
+    onPlanned: () => deliveries.poke(),
+  });
+  return {
+    plan: (tenantIds) => planning.plan(tenantIds),
+    catchUp: () => planning.catchUp(),
+    async stop() {
+      // What is left unplanned is planned by the next instance to number events.
+      await planning.stop();
+      // Attempts in flight are called off and their claims given back, for another instance.
+      await deliveries.stop();
+    },
+  };
 }

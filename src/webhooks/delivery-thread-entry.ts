@@ -1,14 +1,14 @@
 /**
- * What runs in the delivery thread (delivery-thread.ts starts it): the worker on a pool of its
- * own, its log lines and metrics sent to the main thread in batches, at most every
+ * What runs in the webhook thread (delivery-thread.ts starts it): planning and the delivery worker
+ * on a pool of their own, its log lines and metrics sent to the main thread in batches, at most every
  * `sendEveryMs` and whenever the main thread asks before a scrape.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config';
-import { deliveryQueueRepository } from '../db/delivery-queue-repository';
 import { backgroundPoolSizes, createKnex } from '../db/knex';
+import { createRepositories } from '../db/repositories';
 import { createLogger, knexLogFor } from '../logger';
-import { resolverFor, startDeliveries } from './deliveries';
+import { resolverFor, startWebhookWork } from './deliveries';
 import type { FromThread, ToThread } from './delivery-thread';
 import { batchingMetrics } from './metrics';
 
@@ -38,7 +38,7 @@ const knex = createKnex(
   backgroundPoolSizes.webhooks,
 );
 const resolver = resolverFor(config);
-const worker = startDeliveries(deliveryQueueRepository(knex), config, {
+const work = startWebhookWork(createRepositories(knex), config, {
   logger,
   metrics: metrics.metrics,
   resolver,
@@ -58,13 +58,14 @@ function resolveFor({ id, hostname, tenant }: Extract<ToThread, { type: 'resolve
 }
 
 port.on('message', (message: ToThread) => {
-  if (message.type === 'poke') return worker.poke();
+  if (message.type === 'plan') return work.plan(message.tenantIds);
+  if (message.type === 'catch-up') return work.catchUp();
   if (message.type === 'resolve') return resolveFor(message);
   if (message.type === 'flush') {
     sendGathered();
     return send({ type: 'flushed', id: message.id });
   }
-  void worker
+  void work
     .stop()
     .then(() => knex.destroy())
     .finally(() => {

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config';
 import { projectRoot } from '../paths';
-import type { DeliveryWorker } from './delivery-worker';
+import type { WebhookWork } from './deliveries';
 import { untilAborted, type HostResolver } from './dns-lookups';
 import type { MetricsBatch } from './metrics';
 
@@ -38,7 +38,8 @@ export interface LookupFailure {
 }
 
 export type ToThread =
-  | { type: 'poke' }
+  | { type: 'plan'; tenantIds: string[] }
+  | { type: 'catch-up' }
   | { type: 'flush'; id: number }
   | { type: 'resolve'; id: number; hostname: string; tenant: string }
   | { type: 'stop' };
@@ -49,16 +50,25 @@ export type FromThread =
   | { type: 'resolved'; id: number; addresses?: LookupAddress[]; error?: LookupFailure }
   | { type: 'stopped' };
 
-export interface DeliveryThread extends DeliveryWorker {
+export interface DeliveryThread extends WebhookWork {
   /** Resolves once the thread has sent what it counted so far (or could not within `timeoutMs`). */
   flushMetrics(timeoutMs: number): Promise<void>;
   /** Registration's lookups, on the thread's resolver: one cache and one set of caps for the instance. */
   resolver: Pick<HostResolver, 'resolve'>;
 }
 
+export interface DeliveryThreadOptions {
+  logger: Logger;
+  addMetrics: (batch: MetricsBatch) => void;
+  /** The thread's code; tests give threads that fail. */
+  entry?: string;
+  /** How long stop() waits for the thread to give its claims back before it is terminated. */
+  stopWithinMs?: number;
+}
+
 export function startDeliveryThread(
   config: Config,
-  { logger, addMetrics }: { logger: Logger; addMetrics: (batch: MetricsBatch) => void },
+  { logger, addMetrics, entry = threadEntry, stopWithinMs = 10_000 }: DeliveryThreadOptions,
 ): DeliveryThread {
   // The thread's lines go to the service's own destination, as written there.
   const destination = (logger as unknown as Record<symbol, { write(text: string): void }>)[
@@ -74,7 +84,7 @@ export function startDeliveryThread(
 
   const start = () => {
     running = true;
-    thread = new Worker(threadEntry, { workerData: { config } });
+    thread = new Worker(entry, { workerData: { config } });
     thread.on('message', (message: FromThread) => {
       if (message.type === 'log') destination.write(message.text);
       else if (message.type === 'metrics') addMetrics(message.batch);
@@ -99,7 +109,8 @@ export function startDeliveryThread(
   const send = (message: ToThread) => thread.postMessage(message);
 
   return {
-    poke: () => send({ type: 'poke' }),
+    plan: (tenantIds) => send({ type: 'plan', tenantIds: [...tenantIds] }),
+    catchUp: () => send({ type: 'catch-up' }),
     flushMetrics(timeoutMs) {
       const id = nextId++;
       return new Promise<void>((resolve) => {
@@ -132,7 +143,11 @@ export function startDeliveryThread(
       stopping = true;
       if (!running) return;
       await new Promise<void>((resolve) => {
-        stopped = resolve;
+        const timer = setTimeout(resolve, stopWithinMs);
+        stopped = () => {
+          clearTimeout(timer);
+          resolve();
+        };
         send({ type: 'stop' });
       });
       await thread.terminate();
