@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { components } from '../../generated/api';
 import type { ClaimedDelivery } from '../db/delivery-queue-repository';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
-import { outcomeLabel, type WebhookMetrics } from './metrics';
+import { outcomeLabel, type WebhookMetrics } from './attempt-metrics';
 import { signatureHeader } from './signer';
 
 type Event = components['schemas']['Event'];

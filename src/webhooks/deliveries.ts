@@ -9,7 +9,7 @@ import { startDeliveryPlanning, type DeliveryPlanning } from './delivery-plannin
 import { startDeliveryWorker } from './delivery-worker';
 import { createResolver, type HostResolver } from './dns-lookups';
 import { createWebhookClient } from './http-client';
-import type { WebhookMetrics } from './metrics';
+import type { WebhookMetrics } from './attempt-metrics';
 
 /** What numbering tells the webhook work, and its stop. */
 export type WebhookWork = DeliveryPlanning;

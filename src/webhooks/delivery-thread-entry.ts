@@ -10,7 +10,7 @@ import { createRepositories } from '../db/repositories';
 import { createLogger, knexLogFor } from '../logger';
 import { resolverFor, startWebhookWork } from './deliveries';
 import type { FromThread, ToThread } from './delivery-thread';
-import { batchingMetrics } from './metrics';
+import { batchingMetrics } from './attempt-metrics';
 
 const sendEveryMs = 100;
 

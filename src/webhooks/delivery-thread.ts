@@ -8,13 +8,14 @@
  */
 import type { LookupAddress } from 'node:dns';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config';
 import { projectRoot } from '../paths';
 import type { WebhookWork } from './deliveries';
 import { untilAborted, type HostResolver } from './dns-lookups';
-import type { MetricsBatch } from './metrics';
+import type { MetricsBatch } from './attempt-metrics';
 
 /** The thread runs the compiled code: under ts-jest too, where dist/ is built before the tests (test/support/build-dist.js). */
 export const threadEntry = path.join(
@@ -26,6 +27,9 @@ export const threadEntry = path.join(
 );
 
 const notRunning = { name: 'Error', message: 'the webhook delivery thread is not running' };
+
+/** The thread's heap: as much old space as the main thread's (npm start), a small young generation. */
+const resourceLimits = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
 
 /** How long a thread that died waits before it is started again: a thread that dies at once does not spin. */
 const restartAfterMs = 1000;
@@ -84,7 +88,10 @@ export function startDeliveryThread(
 
   const start = () => {
     running = true;
-    thread = new Worker(entry, { workerData: { config } });
+    // V8 reads --max-semi-space-size (npm start sets it for the requests' heap) as it makes each
+    // heap, over a thread's own limits: cleared, the thread's young generation stays small.
+    v8.setFlagsFromString('--max-semi-space-size=0');
+    thread = new Worker(entry, { workerData: { config }, resourceLimits });
     thread.on('message', (message: FromThread) => {
       if (message.type === 'log') destination.write(message.text);
       else if (message.type === 'metrics') addMetrics(message.batch);

@@ -29,7 +29,7 @@ import { observeAttempt, sendSigned, settled } from './attempts';
 import { ClaimTurns } from './claim-turns';
 import { DeliverySlots, maxInFlightPerEndpoint, type Started } from './delivery-slots';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
-import type { WebhookMetrics } from './metrics';
+import type { WebhookMetrics } from './attempt-metrics';
 import { queueWrites, type QueueWrites } from './queue-writes';
 import { ReadAhead, type Body } from './read-ahead';
 

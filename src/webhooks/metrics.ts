@@ -7,64 +7,10 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { gaugeCountedOnScrape } from '../background/counted-on-scrape';
 import type { Repositories } from '../db/repositories';
-import type { AttemptResult } from './http-client';
-
-export type DeliveryOutcomeLabel = 'delivered' | 'failed' | 'timed_out' | 'refused';
-export type DisabledReason = 'gone' | 'failing';
+import { delaySeconds, type MetricsBatch, type WebhookMetrics } from './attempt-metrics';
 
 /** An attempt due for longer than this is overdue: a claimed attempt is made well within it (its wait for a slot and its timeout included). */
 export const overdueAfterMs = 60_000;
-
-export interface WebhookMetrics {
-  /** Counts an attempt that got an outcome (not one called off because the service stops). */
-  attempted(outcome: DeliveryOutcomeLabel): void;
-  /** An attempt took a slot (+1) or gave it back (-1). */
-  inFlight(change: 1 | -1): void;
-  /** A 2xx came for an event committed at `eventCreatedAt` (ISO). */
-  delivered(eventCreatedAt: string): void;
-  disabled(reason: DisabledReason): void;
-}
-
-/** What a delivery thread counted since it last sent it, for the service's registry to add up. */
-export interface MetricsBatch {
-  attempted: Partial<Record<DeliveryOutcomeLabel, number>>;
-  inFlight: number;
-  delaysSeconds: number[];
-  disabled: Partial<Record<DisabledReason, number>>;
-}
-
-/** The worker's metrics in a thread of its own: counted there, taken in batches. */
-export function batchingMetrics(): { metrics: WebhookMetrics; take(): MetricsBatch | undefined } {
-  let batch: MetricsBatch | undefined;
-  const open = () => (batch ??= { attempted: {}, inFlight: 0, delaysSeconds: [], disabled: {} });
-  return {
-    metrics: {
-      attempted: (outcome) =>
-        void (open().attempted[outcome] = (batch!.attempted[outcome] ?? 0) + 1),
-      inFlight: (change) => void (open().inFlight += change),
-      delivered: (eventCreatedAt) => void open().delaysSeconds.push(delaySeconds(eventCreatedAt)),
-      disabled: (reason) => void (open().disabled[reason] = (batch!.disabled[reason] ?? 0) + 1),
-    },
-    take() {
-      const taken = batch;
-      batch = undefined;
-      return taken;
-    },
-  };
-}
-
-const delaySeconds = (eventCreatedAt: string) =>
-  Math.max(0, Date.now() - Date.parse(eventCreatedAt)) / 1000;
-
-/** What the metrics call an attempt's result; undefined for one called off. */
-export function outcomeLabel(result: AttemptResult): DeliveryOutcomeLabel | undefined {
-  if (result.abandoned) return undefined;
-  if (result.status !== undefined && result.status >= 200 && result.status < 300)
-    return 'delivered';
-  if (result.error === 'timeout') return 'timed_out';
-  if (result.error?.startsWith('refused:')) return 'refused';
-  return 'failed';
-}
 
 /**
  * The metrics on the service's registry. `beforeScrape` is awaited before a scrape reads them:

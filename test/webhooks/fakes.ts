@@ -14,7 +14,7 @@ import type {
 } from '../../src/db/delivery-queue-repository';
 import type { DeliveryQueue } from '../../src/webhooks/delivery-worker';
 import type { Attempt, AttemptResult, WebhookClient } from '../../src/webhooks/http-client';
-import type { DeliveryOutcomeLabel, WebhookMetrics } from '../../src/webhooks/metrics';
+import type { DeliveryOutcomeLabel, WebhookMetrics } from '../../src/webhooks/attempt-metrics';
 
 type Event = components['schemas']['Event'];
 
