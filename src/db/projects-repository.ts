@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
-import type { EventsRepository } from './events-repository';
+import type { EventsRepository } from '../events/events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';

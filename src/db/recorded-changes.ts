@@ -3,7 +3,7 @@
  * transaction: projects and tasks differ only in their name, their rows and their queries.
  */
 import type { components } from '../../generated/api';
-import { changedFields, type EventsRepository } from './events-repository';
+import { changedFields, type EventsRepository } from '../events/events-repository';
 import type { WriteContext } from './transactions';
 import {
   changeVersioned,

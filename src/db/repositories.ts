@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
 import { apiKeysRepository } from './api-keys-repository';
-import { deliveryQueueRepository } from './delivery-queue-repository';
-import { eventsRepository } from './events-repository';
+import { deliveryQueueRepository } from '../webhooks/delivery-queue-repository';
+import { eventsRepository } from '../events/events-repository';
 import { idempotencyRepository } from './idempotency-repository';
-import { leasesRepository } from './leases-repository';
+import { leasesRepository } from '../events/leases-repository';
 import { projectsRepository } from './projects-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
 import { inTransaction, type WriteContext } from './transactions';
-import { webhookDeliveriesRepository } from './webhook-deliveries-repository';
-import { webhookEndpointsRepository } from './webhook-endpoints-repository';
-import { webhookPlanningRepository } from './webhook-planning-repository';
+import { webhookDeliveriesRepository } from '../webhooks/webhook-deliveries-repository';
+import { webhookEndpointsRepository } from '../webhooks/webhook-endpoints-repository';
+import { webhookPlanningRepository } from '../webhooks/webhook-planning-repository';
 
 export type Repositories = ReturnType<typeof createRepositories>;
 

@@ -4,7 +4,7 @@ import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
 import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
-import type { EventsRepository } from './events-repository';
+import type { EventsRepository } from '../events/events-repository';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { repeatCycle } from '../background/repeating-cycle';
-import type { Lease } from '../db/leases-repository';
+import type { Lease } from './leases-repository';
 import type { Repositories } from '../db/repositories';
 import type { EventMetrics } from './metrics';
 import { numberPending } from './numbering-protocol';

@@ -4,7 +4,7 @@
  * or nothing when the shared read cannot tell what that page is.
  */
 import type { components } from '../../generated/api';
-import { toEvent, type EventRow, type FeedPage, type FeedQuery } from '../db/events-repository';
+import { toEvent, type EventRow, type FeedPage, type FeedQuery } from './events-repository';
 import { rowsWithinPageSize } from '../db/page-size';
 
 type Event = components['schemas']['Event'];

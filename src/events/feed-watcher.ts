@@ -14,7 +14,7 @@
  * answers at once, as one without `wait`.
  */
 import type { Logger } from 'pino';
-import type { FeedPage, FeedQuery } from '../db/events-repository';
+import type { FeedPage, FeedQuery } from './events-repository';
 import type { Repositories } from '../db/repositories';
 import { pageFromRows, sharedRead } from './feed-pages';
 import type { EventMetrics } from './metrics';

@@ -10,8 +10,8 @@
  * certification (Galera), and runs again from its reads. The SQL is the events repository's.
  */
 import { WriteConflictError } from '../db/database-errors';
-import type { PendingEvent } from '../db/events-repository';
-import type { Lease } from '../db/leases-repository';
+import type { PendingEvent } from './events-repository';
+import type { Lease } from './leases-repository';
 import type { Repositories } from '../db/repositories';
 import { fromDbTimestamp } from '../db/timestamps';
 

@@ -1,5 +1,5 @@
-import { decodeEventCursor, encodeEventCursor } from '../db/event-cursor';
-import type { FeedPage } from '../db/events-repository';
+import { decodeEventCursor, encodeEventCursor } from '../events/event-cursor';
+import type { FeedPage } from '../events/events-repository';
 import type { Repositories } from '../db/repositories';
 import { InvalidParameterError, KeyNoLongerValidError } from '../errors';
 import type { FeedWatcher } from '../events/feed-watcher';

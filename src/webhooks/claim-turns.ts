@@ -3,7 +3,7 @@
  * tenant's endpoints take turns from where its last claim left off, so that when there is room
  * for a few claims only, the same endpoints do not take it at every look.
  */
-import type { DueEndpoint } from '../db/delivery-queue-repository';
+import type { DueEndpoint } from './delivery-queue-repository';
 
 export class ClaimTurns {
   /** Where each tenant's turn at claims starts next: after the endpoint it last claimed for. */

@@ -6,7 +6,7 @@
  * `maxInFlightPerEndpoint` slots. Attempts claimed ahead are bounded by the same shares. Nothing
  * here reads or writes the database: what it gives up goes to `giveBack`.
  */
-import type { ClaimedDelivery, DueEndpoint } from '../db/delivery-queue-repository';
+import type { ClaimedDelivery, DueEndpoint } from './delivery-queue-repository';
 
 /** Attempts to one endpoint in flight at once, over every instance. */
 export const maxInFlightPerEndpoint = 10;

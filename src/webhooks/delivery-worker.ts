@@ -22,7 +22,7 @@ import type {
   ClaimedDelivery,
   DeliveryQueueRepository,
   DueEndpoint,
-} from '../db/delivery-queue-repository';
+} from './delivery-queue-repository';
 import { repeatCycle, type RepeatingCycle } from '../background/repeating-cycle';
 import { outcomeOf } from './attempt-outcome';
 import { observeAttempt, sendSigned, settled } from './attempts';

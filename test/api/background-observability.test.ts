@@ -11,7 +11,7 @@ import YAML from 'yaml';
 import path from 'node:path';
 import type { components } from '../../generated/api';
 import { toDbTimestamp } from '../../src/db/timestamps';
-import { plannedAttempt } from '../../src/db/webhook-deliveries-repository';
+import { plannedAttempt } from '../../src/webhooks/webhook-deliveries-repository';
 import { capturedLog } from '../support/captured-log';
 import { metricNamesIn, scrapeMetrics, scrapeUntil, type Scrape } from '../support/metrics-scrape';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import { issueApiKey } from '../../src/cli/issue-api-key';
-import { numbered } from '../../src/db/events-repository';
+import { numbered } from '../../src/events/events-repository';
 import { createRepositories } from '../../src/db/repositories';
 import { nowForDb } from '../../src/db/timestamps';
 import { createMysqlDatabase } from '../support/mysql-database';

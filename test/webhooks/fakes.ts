@@ -11,7 +11,7 @@ import type {
   DeliveryOutcome,
   DeliverySuccess,
   DueEndpoint,
-} from '../../src/db/delivery-queue-repository';
+} from '../../src/webhooks/delivery-queue-repository';
 import type { DeliveryQueue } from '../../src/webhooks/delivery-worker';
 import type { Attempt, AttemptResult, WebhookClient } from '../../src/webhooks/http-client';
 import type { DeliveryOutcomeLabel, WebhookMetrics } from '../../src/webhooks/metrics';

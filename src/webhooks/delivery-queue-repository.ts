@@ -15,12 +15,12 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import { translatingErrors } from './database-errors';
+import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
 import { endpointServing } from './endpoint-serving';
-import { numbered, toEvent, type EventRow } from './events-repository';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction } from './transactions';
+import { numbered, toEvent, type EventRow } from '../events/events-repository';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { inTransaction } from '../db/transactions';
 import { signingSecrets } from './webhook-secrets';
 
 export type {

@@ -6,8 +6,8 @@
  */
 import type { Knex } from 'knex';
 import type { ClaimedDelivery } from './delivery-queue-repository';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type Transaction } from './transactions';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { inTransaction, type Transaction } from '../db/transactions';
 import { plannedAttempt } from './webhook-deliveries-repository';
 
 /** Why an endpoint is disabled by its deliveries. */

@@ -8,9 +8,9 @@
  * cluster, or be aborted by them.
  */
 import type { Knex } from 'knex';
-import { isDuplicateKey } from './database-errors';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction } from './transactions';
+import { isDuplicateKey } from '../db/database-errors';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { inTransaction } from '../db/transactions';
 
 /** The lease an instance holds while it serves the endpoint. */
 const servingLease = (endpointId: string) => `webhook-serving:${endpointId}`;

@@ -7,17 +7,17 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { CursorExpiredError } from '../errors';
-import { affectedRows } from './affected-rows';
+import { affectedRows } from '../db/affected-rows';
 import { encodeEventCursor } from './event-cursor';
-import { readPage } from './page-reads';
-import { translatingErrors } from './database-errors';
-import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { readPage } from '../db/page-reads';
+import { translatingErrors } from '../db/database-errors';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import {
   inTransaction,
   type QuerySource,
   type Transaction,
   type WriteContext,
-} from './transactions';
+} from '../db/transactions';
 
 type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
