@@ -15,7 +15,7 @@ import { createEventMetrics } from './events/metrics';
 import type { Config } from './config';
 import { backgroundPoolSizes, createKnex } from './db/knex';
 import { migrateToLatest } from './db/migrate';
-import { createRepositories, type Repositories } from './db/repositories';
+import { createRepositories, type Repositories } from './all-repositories';
 import { createApp, httpServerFor } from './http/app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createCountingStores, type CountingStores } from './http/counting-stores';

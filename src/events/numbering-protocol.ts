@@ -12,7 +12,7 @@
 import { WriteConflictError } from '../db/database-errors';
 import type { PendingEvent } from './events-repository';
 import type { Lease } from './leases-repository';
-import type { Repositories } from '../db/repositories';
+import type { EventRepositories } from './repositories';
 import { fromDbTimestamp } from '../db/timestamps';
 
 /** Events numbered in one transaction. */
@@ -31,7 +31,7 @@ export interface Numbered {
 /** What the numbering needs of the repositories. */
 export interface NumberingRepositories {
   events: Pick<
-    Repositories['events'],
+    EventRepositories['events'],
     | 'anyAwaitingNumber'
     | 'numbering'
     | 'oldestAwaitingNumber'
@@ -39,7 +39,7 @@ export interface NumberingRepositories {
     | 'setSequences'
     | 'moveLastSequence'
   >;
-  leases: Pick<Repositories['leases'], 'renewWithin'>;
+  leases: Pick<EventRepositories['leases'], 'renewWithin'>;
 }
 
 /**

@@ -1,11 +1,11 @@
-import type { Repositories } from '../db/repositories';
+import type { CoreRepositories } from '../db/repositories';
 import { versionsAccepted } from './entity-tags';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
 import { found, removed, replyWith } from './operation';
 
 type ListQuery = Defaulted<OperationInput<'listProjects'>['query'], 'limit'>;
 
-export function projectHandlers({ projects }: Repositories) {
+export function projectHandlers({ projects }: CoreRepositories) {
   const createProject: OperationHandler<'createProject'> = async ({ principal, body, write }) => {
     const project = await projects.create(
       principal.tenantId,

@@ -1,11 +1,11 @@
-import type { Repositories } from '../db/repositories';
+import type { CoreRepositories } from '../db/repositories';
 import { versionsAccepted } from './entity-tags';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
 import { found, removed, replyWith } from './operation';
 
 type ListQuery = Defaulted<OperationInput<'listProjectTasks'>['query'], 'limit' | 'sort'>;
 
-export function taskHandlers({ tasks }: Repositories) {
+export function taskHandlers({ tasks }: CoreRepositories) {
   const createTask: OperationHandler<'createTask'> = async ({ principal, body, write }) => {
     const task = await tasks.create(principal.tenantId, body, write);
     return { ...replyWith(201, task), location: `/v1/tasks/${task.value.task_id}` };

@@ -1,4 +1,4 @@
-import type { Repositories } from '../db/repositories';
+import type { WebhookRepositories } from '../webhooks/repositories';
 import { InvalidFieldError, NotFoundError } from '../errors';
 import { newSecret } from '../webhooks/signer';
 import type { TargetGuard } from '../webhooks/target-guard';
@@ -10,7 +10,7 @@ type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
 
 export function webhookHandlers(
-  { webhookEndpoints, webhookDeliveries }: Repositories,
+  { webhookEndpoints, webhookDeliveries }: WebhookRepositories,
   { endpointsPerTenant }: WebhookFences,
 ) {
   const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({

@@ -18,48 +18,23 @@ import type { components } from '../../generated/api';
 import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
 import { endpointServing } from './endpoint-serving';
-import { numbered, toEvent, type EventRow } from '../events/events-repository';
+import { numbered, toEvent, type EventRow } from '../db/event-log';
 import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
+import type { ClaimedDelivery, DueEndpoint } from './queue-items';
 import { signingSecrets } from './webhook-secrets';
 
 export type {
+  ClaimedDelivery,
   DeliveryOutcome,
   DeliverySuccess,
   DisabledReason,
+  DueEndpoint,
   EndpointHealthChange,
-} from './delivery-outcomes';
+} from './queue-items';
 
 type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
-
-/**
- * An attempt this instance has claimed, with what making it needs but its event, which is read
- * just before the attempt is made (a claimed attempt waiting for its turn holds no event body).
- */
-export interface ClaimedDelivery {
-  deliveryId: string;
-  /** The claim: the outcome is written only while the row is still under it. */
-  claim: string;
-  /** When the claim runs out at the soonest (epoch milliseconds): past it another claim may make the attempt. */
-  leaseUntil: number;
-  endpointId: string;
-  tenantId: string;
-  url: string;
-  /** The secrets that sign it: the current one, then those replaced in the last 24 hours. */
-  secrets: string[];
-  /** Whether the endpoint's attempts were failing when it was claimed. */
-  endpointFailing: boolean;
-  eventId: string;
-  eventType: EventType;
-  attempt: number;
-}
-
-/** An endpoint with due attempts that an instance may serve. */
-export interface DueEndpoint {
-  endpointId: string;
-  tenantId: string;
-}
 
 export type DeliveryQueueRepository = ReturnType<typeof deliveryQueueRepository>;
 

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { gaugeCountedOnScrape } from '../background/counted-on-scrape';
-import type { Repositories } from '../db/repositories';
+import type { WebhookRepositories } from './repositories';
 import type { AttemptResult } from './http-client';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'failed' | 'timed_out' | 'refused';
@@ -37,7 +37,7 @@ export function outcomeLabel(result: AttemptResult): DeliveryOutcomeLabel | unde
 
 export function createWebhookMetrics(
   registry: Registry,
-  repositories: Repositories,
+  repositories: WebhookRepositories,
   options: { logger: Logger; scrapeTimeoutMs: number },
 ): WebhookMetrics {
   const deliveries = new Counter({

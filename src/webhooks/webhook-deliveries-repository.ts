@@ -10,7 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { EndpointDisabledError, UnknownEventError } from '../errors';
 import { translatingErrors } from '../db/database-errors';
-import { numbered } from '../events/events-repository';
+import { numbered } from '../db/event-log';
 import { selectPage } from '../db/keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import type { QuerySource, WriteContext } from '../db/transactions';
