@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
-import { endpointServing } from './endpoint-serving';
+import { endpointServing } from './endpoint-leases';
 import { numbered, toEvent, type EventRow } from '../db/event-log';
 import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';

@@ -26,7 +26,7 @@ import type {
 import { repeatCycle, type RepeatingCycle } from '../background/repeating-cycle';
 import { outcomeOf } from './attempt-outcome';
 import { observeAttempt, sendSigned, settled } from './attempts';
-import { ClaimTurns } from './claim-turns';
+import { ClaimTurns } from './round-robin';
 import { DeliverySlots, maxInFlightPerEndpoint, type Started } from './delivery-slots';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import type { WebhookMetrics } from './metrics';

@@ -1,5 +1,5 @@
 /** The order of a look's claims: tenants in turn, each tenant's endpoints from where it left off. */
-import { ClaimTurns } from '../../src/webhooks/claim-turns';
+import { ClaimTurns } from '../../src/webhooks/round-robin';
 
 const due = (tenantId: string, endpointId: string) => ({ tenantId, endpointId });
 const ids = (list: Array<{ endpointId: string }>) => list.map((item) => item.endpointId);
