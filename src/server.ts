@@ -54,7 +54,7 @@ interface BackgroundRepositories {
   webhookRepositories: Repositories;
 }
 
-/** The work beside requests, on pools of their own: numbering, the feed watcher, webhook planning and delivery. */
+/** The background jobs, on pools of their own: numbering, the feed watcher, webhook planning and delivery. */
 interface BackgroundWork {
   feed: FeedWatcher;
   numbering: EventNumbering;
@@ -130,7 +130,7 @@ function startBackgroundWork(
 function openPools(config: Config, knexLog: Knex.Logger) {
   const statementTimeoutMs = config.statementTimeoutSeconds * 1000;
   const requests = createKnex(config.database, knexLog, statementTimeoutMs);
-  // However much the work beside requests has to do, requests keep every connection of theirs,
+  // However much the background jobs have to do, requests keep every connection of theirs,
   // and numbering never queues behind webhook work. Not on SQLite: there each pool is one
   // connection to the file, and better-sqlite3 waits for another connection's write lock
   // synchronously, blocking the event loop that connection's transaction needs to finish; one

@@ -13,7 +13,7 @@ const acquireTimeoutMs = 5000;
 export const poolSize = 10;
 
 /**
- * The pools of work beside requests, on MySQL: numbering (with the feed watcher's reads), which
+ * The background jobs' pools, on MySQL: numbering (with the feed watcher's reads), which
  * the feed's lag waits on, apart from the webhook work (planning, the delivery worker) and
  * clean-up, whose queue of transactions can be long.
  */

@@ -1,30 +1,28 @@
 /**
- * Serving a webhook endpoint: one instance at a time makes an endpoint's deliveries, so that its
- * cap on attempts in flight holds over every instance. Serving is a lease named for the endpoint
- * in `leases`, taken, renewed and given up by conditional updates (no row lock is relied on), each
- * READ COMMITTED by primary key. It is kept apart from the endpoint's row: that row is the parent
- * of every attempt (a foreign key), and each attempt planned or written locks it shared, so
- * writing it every few seconds would abort plannings and outcomes on the other nodes of a Galera
- * cluster, or be aborted by them.
+ * An endpoint's lease: one instance at a time makes an endpoint's deliveries, so its cap on
+ * attempts in flight holds over every instance. The lease is a row of `leases`, taken, renewed and
+ * released by conditional updates, READ COMMITTED by primary key. It is not a column of the
+ * endpoint's row, which every attempt planned or written locks shared: writing that row every few
+ * seconds would conflict with them on a Galera cluster.
  */
 import type { Knex } from 'knex';
 import { isDuplicateKey } from '../db/database-errors';
 import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
 
-/** The lease an instance holds while it serves the endpoint. */
-const servingLease = (endpointId: string) => `webhook-serving:${endpointId}`;
+/** The endpoint's lease's name in `leases` (stored: its text stays as it is). */
+const leaseName = (endpointId: string) => `webhook-serving:${endpointId}`;
 
 const readCommitted = { readCommitted: true };
 
 /** The database time `offsetMs` from now. */
 const fromNow = (offsetMs: number) => toDbTimestamp(new Date(Date.now() + offsetMs).toISOString());
 
-export type EndpointServing = ReturnType<typeof endpointServing>;
+export type EndpointLeases = ReturnType<typeof endpointLeases>;
 
 /** Not wrapped in translatingErrors: the repositories that use it are. */
-export function endpointServing(knex: Knex) {
-  /** Serving for the first time since the lease was removed: of two at once, one inserts it. */
+export function endpointLeases(knex: Knex) {
+  /** The first lease since it was released: of two at once, one inserts it. */
   const insertLease = async (name: string, holder: string, expiresAt: DbTimestamp) => {
     try {
       await inTransaction(
@@ -40,7 +38,7 @@ export function endpointServing(knex: Knex) {
     }
   };
 
-  /** Serves on, or takes over from a holder whose time ran out before `expiredBefore`: a conditional update. */
+  /** Renews the lease, or takes it over from a holder whose lease ran out before `expiredBefore`: a conditional update. */
   const takeLease = async (
     name: string,
     holder: string,
@@ -58,7 +56,7 @@ export function endpointServing(knex: Knex) {
       readCommitted,
     )) > 0;
 
-  /** Of these endpoints, those `holder` may serve now that `enabled` says are enabled. */
+  /** Of these endpoints, those enabled whose lease `held` has. */
   const heldAndEnabled = async (endpointIds: string[], held: Set<string>): Promise<Set<string>> => {
     const enabled = new Set<string>(
       await knex('webhook_endpoints')
@@ -66,58 +64,57 @@ export function endpointServing(knex: Knex) {
         .where('enabled', true)
         .pluck('webhook_endpoint_id'),
     );
-    return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(servingLease(id))));
+    return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(leaseName(id))));
   };
 
   return {
     /**
-     * Makes sure `holder` serves the endpoint: when it does not, or a third of its time has passed,
-     * the endpoint is served by `holder` for `serveMs` more (of two instances at once, or two nodes
-     * of a cluster, where locks do not reach, one gets it); a holder whose time ran out more than
-     * `graceMs` ago is taken over. Answers until when it is served at the soonest (epoch
-     * milliseconds), or undefined when another holder serves it.
+     * Takes or renews the endpoint's lease for `holder` when it lacks it or a third of it has
+     * passed (of two instances or Galera nodes at once, one gets it); a lease that ran out more
+     * than `graceMs` ago is taken over. Answers when it runs out at the soonest (epoch ms), or
+     * undefined when another holder has it.
      */
-    async serve(
+    async take(
       endpointId: string,
       holder: string,
-      { serveMs, graceMs }: { serveMs: number; graceMs: number },
+      { endpointLeaseMs, graceMs }: { endpointLeaseMs: number; graceMs: number },
     ): Promise<number | undefined> {
-      const servingFrom = Date.now();
-      const name = servingLease(endpointId);
-      const serving: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases')
+      const takenAt = Date.now();
+      const name = leaseName(endpointId);
+      const lease: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases')
         .first('holder', 'expires_at')
         .where('name', name);
-      if (serving?.holder === holder && serving.expires_at >= fromNow((serveMs * 2) / 3))
-        return servingFrom + (serveMs * 2) / 3;
+      if (lease?.holder === holder && lease.expires_at >= fromNow((endpointLeaseMs * 2) / 3))
+        return takenAt + (endpointLeaseMs * 2) / 3;
       const taken =
-        serving === undefined
-          ? await insertLease(name, holder, fromNow(serveMs))
-          : await takeLease(name, holder, fromNow(serveMs), fromNow(-graceMs));
-      return taken ? servingFrom + serveMs : undefined;
+        lease === undefined
+          ? await insertLease(name, holder, fromNow(endpointLeaseMs))
+          : await takeLease(name, holder, fromNow(endpointLeaseMs), fromNow(-graceMs));
+      return taken ? takenAt + endpointLeaseMs : undefined;
     },
 
-    /** Of these endpoints, those another holder than `holder` serves, or served less than `graceMs` ago. */
-    async servedByOthers(
+    /** Of these endpoints, those whose lease another holder has, or had less than `graceMs` ago. */
+    async leasedByOthers(
       endpointIds: string[],
       holder: string,
       graceMs: number,
     ): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
       const names: string[] = await knex('leases')
-        .whereIn('name', endpointIds.map(servingLease))
+        .whereIn('name', endpointIds.map(leaseName))
         .whereNot('holder', holder)
         .where('expires_at', '>=', fromNow(-graceMs))
         .pluck('name');
       const others = new Set(names);
-      return new Set(endpointIds.filter((id) => others.has(servingLease(id))));
+      return new Set(endpointIds.filter((id) => others.has(leaseName(id))));
     },
 
-    /** Of these endpoints, those still enabled and served by `holder` (not disabled, deleted or taken over). */
-    async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
+    /** Of these endpoints, those still enabled and leased by `holder` (not disabled, deleted or taken over). */
+    async stillLeased(endpointIds: string[], holder: string): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
       const held = new Set<string>(
         await knex('leases')
-          .whereIn('name', endpointIds.map(servingLease))
+          .whereIn('name', endpointIds.map(leaseName))
           .where('holder', holder)
           .pluck('name'),
       );
@@ -125,17 +122,16 @@ export function endpointServing(knex: Knex) {
     },
 
     /**
-     * Serves these endpoints `serveMs` more, in one statement, where `holder` still does; answers
-     * those it still serves and that are enabled (a conditional update, then reads of what it
-     * wrote, in one transaction: no row lock is relied on).
+     * Renews `holder`'s leases of these endpoints, in one statement; answers those it still holds
+     * and that are enabled (a conditional update, then a read of what it wrote, in one transaction).
      */
-    async keepServing(
+    async renewLeases(
       endpointIds: string[],
       holder: string,
-      serveMs: number,
+      endpointLeaseMs: number,
     ): Promise<Set<string>> {
       if (endpointIds.length === 0) return new Set();
-      const names = endpointIds.map(servingLease);
+      const names = endpointIds.map(leaseName);
       const renewed = await inTransaction(
         knex,
         'webhook-serving',
@@ -145,7 +141,7 @@ export function endpointServing(knex: Knex) {
               .whereIn('name', names)
               .where('holder', holder)
               .where('expires_at', '>=', nowForDb());
-          await ours().update({ expires_at: fromNow(serveMs) });
+          await ours().update({ expires_at: fromNow(endpointLeaseMs) });
           return new Set<string>(await ours().pluck('name'));
         },
         readCommitted,
@@ -153,15 +149,15 @@ export function endpointServing(knex: Knex) {
       return heldAndEnabled(endpointIds, renewed);
     },
 
-    /** Stops serving these endpoints at once (the instance is stopping), for another instance to take over. */
-    async stopServing(endpointIds: string[], holder: string): Promise<void> {
+    /** Releases these endpoints' leases at once (the instance is stopping), for another instance to take over. */
+    async releaseLeases(endpointIds: string[], holder: string): Promise<void> {
       if (endpointIds.length === 0) return;
       await inTransaction(
         knex,
         'webhook-serving',
         ({ trx }) =>
           trx('leases')
-            .whereIn('name', endpointIds.map(servingLease))
+            .whereIn('name', endpointIds.map(leaseName))
             .where('holder', holder)
             .delete(),
         readCommitted,

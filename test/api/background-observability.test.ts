@@ -201,7 +201,7 @@ describe('webhook deliveries', () => {
     await receiver.waitFor(1, { path: '/ok-overdue' });
     const [event] = await feed(key, 1);
     const before = await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_in_flight') === 0);
-    // Another instance serves the endpoint and has stopped making its attempts.
+    // Another instance holds the endpoint's lease and has stopped making its attempts.
     const serving = () =>
       api.service.knex('leases').where('name', `webhook-serving:${endpoint.webhook_endpoint_id}`);
     await serving().update({
