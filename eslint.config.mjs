@@ -13,7 +13,10 @@ const forbid = (folders, message) => ({
     },
   ],
 });
-const rooms = ['webhooks', 'events', 'cleanup', 'background', 'api-keys'];
+/** Features: each a folder with its own SQL, importing src/db, src/app and src/background, never another feature. */
+const features = ['webhooks', 'events', 'cleanup', 'api-keys'];
+/** What only the top composes: the service (server.ts), the CLI, and every repository put together. */
+const top = ['cli', 'server', 'all-repositories'];
 
 export default tseslint.config(
   {
@@ -64,43 +67,47 @@ export default tseslint.config(
   {
     files: ['src/db/**/*.ts'],
     rules: forbid(
-      ['http', 'handlers', 'app', ...rooms, 'cli', 'server'],
-      'src/db is the lowest layer: it imports nothing of http, handlers, app, the rooms beside requests, cli or server.',
+      ['http', 'handlers', 'app', 'background', ...features, ...top],
+      'src/db is the lowest layer (shared SQL plumbing and the core resources): it imports no feature, nothing of http, handlers or app, and nothing of the top.',
     ),
   },
   {
-    files: rooms.map((room) => `src/${room}/**/*.ts`),
+    files: ['src/background/**/*.ts'],
     rules: forbid(
-      ['http', 'handlers', 'cli', 'server'],
-      'Work beside requests knows nothing of HTTP: it imports src/db and its own room; server.ts wires rooms together.',
+      ['http', 'handlers', 'app', ...features, ...top],
+      "src/background is the background jobs' shared timing: it imports no feature and nothing above it.",
     ),
   },
+  ...features.map((feature) => ({
+    files: [`src/${feature}/**/*.ts`],
+    rules: forbid(
+      ['http', 'handlers', ...features.filter((other) => other !== feature), ...top],
+      'A feature imports src/db, src/app, src/background and its own folder: never another feature, nothing of HTTP or handlers; the top composes features.',
+    ),
+  })),
   {
     files: ['src/app/**/*.ts'],
     rules: forbid(
-      ['http', 'handlers', ...rooms, 'cli', 'server'],
-      'The unit of work sits between the handlers and src/db: it knows nothing of HTTP, handlers or the rooms beside requests.',
+      ['http', 'handlers', ...features, ...top],
+      'The unit of work sits between the handlers and src/db: it knows nothing of HTTP, handlers or the features.',
     ),
   },
   {
     files: ['src/handlers/**/*.ts'],
     rules: forbid(
-      ['http', 'cli', 'server'],
+      ['http', ...top],
       'Handlers sit below the HTTP layer: they get their input as plain values and throw errors that describe themselves.',
     ),
   },
   {
     files: ['src/contract-testing/**/*.ts'],
     rules: forbid(
-      ['http', 'handlers', 'app', 'db', ...rooms, 'cli', 'server'],
+      ['http', 'handlers', 'app', 'db', 'background', ...features, ...top],
       'Contract testing drives the sandbox over HTTP, as a consumer would: it imports nothing of the service; src/cli/contract.ts starts the sandbox.',
     ),
   },
   {
     files: ['src/http/**/*.ts'],
-    rules: forbid(
-      ['cli', 'server'],
-      'The HTTP layer is wired by server.ts; it does not start the service.',
-    ),
+    rules: forbid(top, 'The HTTP layer is wired by server.ts; it does not start the service.'),
   },
 );

@@ -15,7 +15,7 @@ import { createEventMetrics } from './events/metrics';
 import type { Config } from './config';
 import { backgroundPoolSizes, createKnex } from './db/knex';
 import { migrateToLatest } from './db/migrate';
-import { createRepositories, type Repositories } from './db/repositories';
+import { createRepositories, type Repositories } from './all-repositories';
 import { createApp, httpServerFor } from './http/app';
 import { answerUnparsableRequests } from './http/client-errors';
 import { createCountingStores, type CountingStores } from './http/counting-stores';
@@ -48,13 +48,17 @@ export interface RunningService {
 /** The longest a scrape of /metrics waits for a count the background work reads from the database. */
 const scrapeCountTimeoutMs = 1000;
 
-/** The background work's repositories: numbering and the feed on one pool, webhooks and clean-up on another. */
+/**
+ * The background jobs' repositories: numbering and the feed on one pool; clean-up and the
+ * webhook counts a scrape reads on another (on SQLite, where every pool is the one connection,
+ * the webhook work too).
+ */
 interface BackgroundRepositories {
   numberingRepositories: Repositories;
-  webhookRepositories: Repositories;
+  cleanupRepositories: Repositories;
 }
 
-/** The work beside requests, on pools of their own: numbering, the feed watcher, webhook planning and delivery. */
+/** The background jobs, on pools of their own: numbering, the feed watcher, webhook planning and delivery. */
 interface BackgroundWork {
   feed: FeedWatcher;
   numbering: EventNumbering;
@@ -65,7 +69,7 @@ interface BackgroundWork {
 }
 
 function startBackgroundWork(
-  { numberingRepositories, webhookRepositories }: BackgroundRepositories,
+  { numberingRepositories, cleanupRepositories }: BackgroundRepositories,
   config: Config,
   { logger, registry }: { logger: Logger; registry: Registry },
 ): BackgroundWork {
@@ -77,7 +81,7 @@ function startBackgroundWork(
   // On MySQL webhook planning and delivery run in a thread of their own (delivery-thread.ts);
   // SQLite's one connection cannot be shared with another thread.
   let thread: DeliveryThread | undefined;
-  const webhookMetrics = createWebhookMetrics(registry, webhookRepositories, {
+  const webhookMetrics = createWebhookMetrics(registry, cleanupRepositories, {
     logger,
     scrapeTimeoutMs: scrapeCountTimeoutMs,
     beforeScrape: async () => thread?.flushMetrics(scrapeCountTimeoutMs),
@@ -90,7 +94,7 @@ function startBackgroundWork(
   });
   const resolver = config.database.client === 'sqlite' ? resolverFor(config) : undefined;
   const webhooks = resolver
-    ? startWebhookWork(webhookRepositories, config, { logger, metrics: webhookMetrics, resolver })
+    ? startWebhookWork(cleanupRepositories, config, { logger, metrics: webhookMetrics, resolver })
     : (thread = startDeliveryThread(config, {
         logger,
         addMetrics: (batch) => webhookMetrics.add(batch),
@@ -121,7 +125,7 @@ function startBackgroundWork(
 function openPools(config: Config, knexLog: Knex.Logger) {
   const statementTimeoutMs = config.statementTimeoutSeconds * 1000;
   const requests = createKnex(config.database, knexLog, statementTimeoutMs);
-  // However much the work beside requests has to do, requests keep every connection of theirs,
+  // However much the background jobs have to do, requests keep every connection of theirs,
   // and numbering never queues behind webhook work. Not on SQLite: there each pool is one
   // connection to the file, and better-sqlite3 waits for another connection's write lock
   // synchronously, blocking the event loop that connection's transaction needs to finish; one
@@ -133,7 +137,7 @@ function openPools(config: Config, knexLog: Knex.Logger) {
   const pools = {
     requests,
     numbering: poolFor(backgroundPoolSizes.numbering),
-    webhooks: poolFor(backgroundPoolSizes.webhooks),
+    cleanup: poolFor(backgroundPoolSizes.cleanup),
   };
   return {
     ...pools,
@@ -217,7 +221,7 @@ export async function startService(
     const registry = new Registry();
     const backgroundRepositories = {
       numberingRepositories: createRepositories(pools.numbering),
-      webhookRepositories: createRepositories(pools.webhooks),
+      cleanupRepositories: createRepositories(pools.cleanup),
     };
     background = startBackgroundWork(backgroundRepositories, config, { logger, registry });
     const api = await createOperationRouter({
@@ -261,7 +265,7 @@ export async function startService(
       .catch((error: unknown) =>
         logger.error({ err: error }, 'a request validator does not compile'),
       );
-    const cleanup = startCleanup(backgroundRepositories.webhookRepositories, {
+    const cleanup = startCleanup(backgroundRepositories.cleanupRepositories, {
       intervalMs: config.cleanupIntervalSeconds * 1000,
       eventRetentionDays: config.eventRetentionDays,
       logger,

@@ -7,7 +7,7 @@
  * committed, the numbering of its event is woken rather than left to its next look.
  */
 import type { StoredResponse } from '../db/idempotency-repository';
-import type { Repositories } from '../db/repositories';
+import type { CoreRepositories } from '../db/repositories';
 import type { WriteContext } from '../db/transactions';
 import { IdempotencyKeyReusedError, IdempotencyKeyTakenError } from '../errors';
 import { fingerprint } from './request-fingerprint';
@@ -40,7 +40,7 @@ export interface UnitOfWork {
 }
 
 export function createUnitOfWork(
-  repositories: Pick<Repositories, 'inTransaction' | 'idempotency'>,
+  repositories: Pick<CoreRepositories, 'inTransaction' | 'idempotency'>,
   options: { onCommitted?: () => void } = {},
 ): UnitOfWork {
   const committed = <T>(result: T) => {

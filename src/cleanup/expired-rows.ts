@@ -4,17 +4,24 @@
  * Several instances may run it at once: each batch deletes only rows that are still expired.
  */
 import type { Logger } from 'pino';
-import type { Repositories } from '../db/repositories';
+import type { CoreRepositories } from '../db/repositories';
 
 /** Rows removed by one statement. */
 const batchSize = 500;
+
+/** What clean-up removes, named by shape so that it imports no feature: server.ts hands it every repository. */
+export interface ExpiringRows {
+  idempotency: Pick<CoreRepositories['idempotency'], 'removeExpired'>;
+  events: { removeOlderThan(days: number, batch: number): Promise<number> };
+  webhookDeliveries: { removeOlderThan(days: number, batch: number): Promise<number> };
+}
 
 export interface Cleanup {
   stop(): Promise<void>;
 }
 
 export function startCleanup(
-  repositories: Repositories,
+  repositories: ExpiringRows,
   options: { intervalMs: number; eventRetentionDays: number; logger: Logger },
 ): Cleanup {
   const { intervalMs, eventRetentionDays, logger } = options;

@@ -12,7 +12,7 @@ import { apiKeyScopes, type ApiKeyScope } from '../api-key-format';
 import { ConfigError, loadConfig } from '../config';
 import { createKnex } from '../db/knex';
 import { migrateToLatest } from '../db/migrate';
-import { createRepositories, type Repositories } from '../db/repositories';
+import { createRepositories, type Repositories } from '../all-repositories';
 import { issueApiKey } from './issue-api-key';
 
 class UsageError extends Error {}

@@ -19,7 +19,7 @@ import { junitReport } from '../contract-testing/junit';
 import { PactFileError, readPactFiles } from '../contract-testing/pact-files';
 import type { Sandbox } from '../contract-testing/tenant-api';
 import { verifyPacts } from '../contract-testing/verify-pacts';
-import { createRepositories } from '../db/repositories';
+import { createRepositories } from '../all-repositories';
 import { openapiDocumentPath } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';

@@ -1,5 +1,5 @@
 import { generateApiKey, hashApiKey, type ApiKeyScope } from '../api-key-format';
-import type { Repositories } from '../db/repositories';
+import type { Repositories } from '../all-repositories';
 
 /** Makes a key for the tenant (created on first use) and stores its hash; the key itself is returned once. */
 export async function issueApiKey(

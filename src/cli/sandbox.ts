@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config';
 import { createKnex } from '../db/knex';
 import { migrateToLatest } from '../db/migrate';
-import { createRepositories, type Repositories } from '../db/repositories';
+import { createRepositories, type Repositories } from '../all-repositories';
 import type { WriteContext } from '../db/transactions';
 import { openapiDocumentPath, projectRoot } from '../paths';
 import { startService, type RunningService } from '../server';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, redact } from '../config';
 import { configurationHelp, configurationTable } from '../config-docs';
-import { createRepositories } from '../db/repositories';
+import { createRepositories } from '../all-repositories';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
 import { describeStartFailure } from './start-failure';

@@ -13,11 +13,11 @@ const acquireTimeoutMs = 5000;
 export const poolSize = 10;
 
 /**
- * The pools of work beside requests, on MySQL: numbering (with the feed watcher's reads), which
- * the feed's lag waits on, apart from the webhook work (planning, the delivery worker) and
- * clean-up, whose queue of transactions can be long.
+ * The background jobs' pools, on MySQL: numbering (with the feed watcher's reads), which the
+ * feed's lag waits on; the webhook work (planning, the delivery worker), in its thread; clean-up
+ * and the counts a scrape reads, whose transactions can queue behind each other.
  */
-export const backgroundPoolSizes = { numbering: 2, webhooks: 3 } as const;
+export const backgroundPoolSizes = { numbering: 2, webhooks: 3, cleanup: 1 } as const;
 
 const migrationsDirectory = path.join(__dirname, 'migrations');
 // .ts under ts-jest, .js once built: the migrations are loaded as this module was.
@@ -130,17 +130,9 @@ export function knexConfig(
 }
 
 /**
- * What every session relies on, set before its first statement. mysql2 writes each value into
- * the SQL text, escaped with backslashes in single quotes; a server whose sql_mode has
- * NO_BACKSLASH_ESCAPES reads such a quote as the string's end, so a value could end its literal
- * and add statements of its own (the connection allows several a packet). The mode is set in
- * full, not as the server's mode less some flags: other modes change what a value means too
- * (EMPTY_STRING_IS_NULL stores '' as NULL, ANSI and ORACLE imply ANSI_QUOTES again, PIPES_AS_CONCAT
- * and PAD_CHAR_TO_FULL_LENGTH change expressions and reads), and every statement of the service
- * is written and tested under this one: MariaDB's default without NO_AUTO_CREATE_USER, which only
- * GRANT reads and MySQL 8 no longer has. Each flag named exists on MariaDB and on MySQL 5.7 to 8.4,
- * so the SET succeeds on both; strict mode refuses a value too long for its column rather than
- * cutting it short.
+ * What every session relies on, set before its first statement, in full: another sql_mode
+ * (NO_BACKSLASH_ESCAPES above all) would change what mysql2's escaped values mean. Every flag
+ * exists on MariaDB and MySQL 5.7 to 8.4; strict mode refuses a value too long for its column.
  */
 const pinnedSession =
   "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', time_zone = '+00:00', innodb_lock_wait_timeout = 3";

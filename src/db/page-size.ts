@@ -1,7 +1,7 @@
 /**
- * Pages stop growing at about 1 MiB of JSON: a page of the longest items (200 tasks of 10,000
- * characters) would otherwise be 8 MB, built whole in memory for each reader. A page so cut holds
- * fewer items than asked for, and its cursor goes on from its last item.
+ * Pages stop growing at maxPageBytes of JSON: a page of the longest items would otherwise be many
+ * times that, built whole in memory for each reader. A page so cut holds fewer items than asked
+ * for, and its cursor goes on from its last item.
  */
 
 export const maxPageBytes = 1024 * 1024;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { translatingErrors } from './database-errors';
-import type { EventsRepository } from './events-repository';
+import type { EventLog } from './event-log';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
@@ -43,7 +43,7 @@ function toProject(row: ProjectRow): Project {
   };
 }
 
-export function projectsRepository(knex: Knex, events: EventsRepository) {
+export function projectsRepository(knex: Knex, events: EventLog) {
   const ofTenant = (db: Knex | Transaction, tenantId: string, projectId: string) =>
     db('projects').where({ project_id: projectId, tenant_id: tenantId });
 

@@ -3,7 +3,7 @@
  * transaction: projects and tasks differ only in their name, their rows and their queries.
  */
 import type { components } from '../../generated/api';
-import { changedFields, type EventsRepository } from './events-repository';
+import { changedFields, type EventLog } from './event-log';
 import type { WriteContext } from './transactions';
 import {
   changeVersioned,
@@ -23,7 +23,7 @@ export function recordedChanges<
   Resource extends Project | Task,
   Changes extends object,
 >(
-  events: EventsRepository,
+  events: EventLog,
   spec: {
     resource: 'project' | 'task';
     toResource: (row: Row) => Resource;

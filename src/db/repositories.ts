@@ -1,33 +1,24 @@
 import type { Knex } from 'knex';
 import { apiKeysRepository } from './api-keys-repository';
-import { deliveryQueueRepository } from './delivery-queue-repository';
-import { eventsRepository } from './events-repository';
+import { eventLog } from './event-log';
 import { idempotencyRepository } from './idempotency-repository';
-import { leasesRepository } from './leases-repository';
 import { projectsRepository } from './projects-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
 import { inTransaction, type WriteContext } from './transactions';
-import { webhookDeliveriesRepository } from './webhook-deliveries-repository';
-import { webhookEndpointsRepository } from './webhook-endpoints-repository';
-import { webhookPlanningRepository } from './webhook-planning-repository';
 
-export type Repositories = ReturnType<typeof createRepositories>;
+export type CoreRepositories = ReturnType<typeof createCoreRepositories>;
 
-export function createRepositories(knex: Knex) {
-  const events = eventsRepository(knex);
+/** The core resources' repositories; each feature makes its own (src/events, src/webhooks), and src/repositories.ts puts them together. */
+export function createCoreRepositories(knex: Knex) {
+  const events = eventLog(knex);
   return {
     tenants: tenantsRepository(knex),
     apiKeys: apiKeysRepository(knex),
     projects: projectsRepository(knex, events),
     tasks: tasksRepository(knex, events),
-    events,
-    leases: leasesRepository(knex),
+    eventLog: events,
     idempotency: idempotencyRepository(knex),
-    webhookEndpoints: webhookEndpointsRepository(knex),
-    webhookDeliveries: webhookDeliveriesRepository(knex),
-    deliveryQueue: deliveryQueueRepository(knex),
-    webhookPlanning: webhookPlanningRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
     inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
       return inTransaction(knex, requestId, work);

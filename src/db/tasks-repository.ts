@@ -4,7 +4,7 @@ import type { components, operations } from '../../generated/api';
 import { UnknownProjectError } from '../errors';
 import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
-import type { EventsRepository } from './events-repository';
+import type { EventLog } from './event-log';
 import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
@@ -84,7 +84,7 @@ const insertIntoProjectOfTenant =
     .join(', ') +
   ')';
 
-export function tasksRepository(knex: Knex, events: EventsRepository) {
+export function tasksRepository(knex: Knex, events: EventLog) {
   const ofTenant = (tenantId: string, taskId: string) =>
     knex('tasks')
       .where('task_id', taskId)

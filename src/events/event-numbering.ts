@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { repeatCycle } from '../background/repeating-cycle';
-import type { Lease } from '../db/leases-repository';
-import type { Repositories } from '../db/repositories';
+import type { Lease } from './leases-repository';
+import type { EventRepositories } from './repositories';
 import type { EventMetrics } from './metrics';
 import { numberPending } from './numbering-protocol';
 
@@ -34,7 +34,7 @@ export interface EventNumbering {
 }
 
 export function startEventNumbering(
-  repositories: Repositories,
+  repositories: EventRepositories,
   options: {
     logger: Logger;
     metrics: EventMetrics;

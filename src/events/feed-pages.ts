@@ -4,7 +4,8 @@
  * or nothing when the shared read cannot tell what that page is.
  */
 import type { components } from '../../generated/api';
-import { toEvent, type EventRow, type FeedPage, type FeedQuery } from '../db/events-repository';
+import { toEvent, type EventRow } from '../db/event-log';
+import type { FeedPage, FeedQuery } from './events-repository';
 import { rowsWithinPageSize } from '../db/page-size';
 
 type Event = components['schemas']['Event'];

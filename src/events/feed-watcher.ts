@@ -14,8 +14,8 @@
  * answers at once, as one without `wait`.
  */
 import type { Logger } from 'pino';
-import type { FeedPage, FeedQuery } from '../db/events-repository';
-import type { Repositories } from '../db/repositories';
+import type { FeedPage, FeedQuery } from './events-repository';
+import type { EventRepositories } from './repositories';
 import { pageFromRows, sharedRead } from './feed-pages';
 import type { EventMetrics } from './metrics';
 
@@ -75,7 +75,7 @@ const sharedReadBound = 500;
 const rememberMs = 30_000;
 
 export function startFeedWatcher(
-  repositories: Repositories,
+  repositories: EventRepositories,
   options: { logger: Logger; metrics: EventMetrics; perKey: number; perTenant: number },
 ): FeedWatcher {
   const { events } = repositories;

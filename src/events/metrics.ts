@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { gaugeCountedOnScrape } from '../background/counted-on-scrape';
-import type { Repositories } from '../db/repositories';
+import type { EventRepositories } from './repositories';
 
 export interface EventMetrics {
   /** Events were numbered now; `createdAtMs` are the times their changes committed (epoch milliseconds). */
@@ -19,7 +19,7 @@ export interface EventMetrics {
 
 export function createEventMetrics(
   registry: Registry,
-  repositories: Repositories,
+  repositories: EventRepositories,
   options: { logger: Logger; scrapeTimeoutMs: number },
 ): EventMetrics {
   const lag = new Histogram({

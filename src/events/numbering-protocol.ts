@@ -10,9 +10,9 @@
  * certification (Galera), and runs again from its reads. The SQL is the events repository's.
  */
 import { WriteConflictError } from '../db/database-errors';
-import type { PendingEvent } from '../db/events-repository';
-import type { Lease } from '../db/leases-repository';
-import type { Repositories } from '../db/repositories';
+import type { PendingEvent } from './events-repository';
+import type { Lease } from './leases-repository';
+import type { EventRepositories } from './repositories';
 import { fromDbTimestamp } from '../db/timestamps';
 
 /** Events numbered in one transaction. */
@@ -31,7 +31,7 @@ export interface Numbered {
 /** What the numbering needs of the repositories. */
 export interface NumberingRepositories {
   events: Pick<
-    Repositories['events'],
+    EventRepositories['events'],
     | 'anyAwaitingNumber'
     | 'numbering'
     | 'oldestAwaitingNumber'
@@ -39,7 +39,7 @@ export interface NumberingRepositories {
     | 'setSequences'
     | 'moveLastSequence'
   >;
-  leases: Pick<Repositories['leases'], 'renewWithin'>;
+  leases: Pick<EventRepositories['leases'], 'renewWithin'>;
 }
 
 /**

@@ -1,13 +1,17 @@
-import { decodeEventCursor, encodeEventCursor } from '../db/event-cursor';
-import type { FeedPage } from '../db/events-repository';
-import type { Repositories } from '../db/repositories';
+import { decodeEventCursor, encodeEventCursor } from '../events/event-cursor';
+import type { FeedPage } from '../events/events-repository';
+import type { CoreRepositories } from '../db/repositories';
+import type { EventRepositories } from '../events/repositories';
 import { InvalidParameterError, KeyNoLongerValidError } from '../errors';
 import type { FeedWatcher } from '../events/feed-watcher';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
 
 type FeedQuery = Defaulted<OperationInput<'listEvents'>['query'], 'limit' | 'wait'>;
 
-export function eventHandlers({ events, apiKeys }: Repositories, feed: FeedWatcher) {
+export function eventHandlers(
+  { events, apiKeys }: EventRepositories & Pick<CoreRepositories, 'apiKeys'>,
+  feed: FeedWatcher,
+) {
   /**
    * A page of the feed; with `wait`, held until a matching event is numbered or the time is up,
    * unless the key or its tenant holds as many long polls as it may: then answered at once.

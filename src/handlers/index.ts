@@ -3,8 +3,10 @@
  * their transaction opens: what the service does, by resource. A new resource's handlers join
  * here; the router registers whatever this gives.
  */
-import type { Repositories } from '../db/repositories';
+import type { CoreRepositories } from '../db/repositories';
+import type { EventRepositories } from '../events/repositories';
 import type { FeedWatcher } from '../events/feed-watcher';
+import type { WebhookRepositories } from '../webhooks/repositories';
 import type { TargetGuard } from '../webhooks/target-guard';
 import { eventHandlers } from './events';
 import type { OperationChecks, OperationHandlers } from './operation';
@@ -12,8 +14,11 @@ import { projectHandlers } from './projects';
 import { taskHandlers } from './tasks';
 import { webhookChecks, webhookHandlers, type WebhookFences } from './webhooks';
 
+/** What the handlers use of every repository: the core resources' and each feature's. */
+export type HandlerRepositories = CoreRepositories & EventRepositories & WebhookRepositories;
+
 export interface HandlerParts {
-  repositories: Repositories;
+  repositories: HandlerRepositories;
   feed: FeedWatcher;
   webhookTargets: TargetGuard;
   webhookFences: WebhookFences;

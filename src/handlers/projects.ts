@@ -1,11 +1,11 @@
-import type { Repositories } from '../db/repositories';
-import { versionsAccepted } from './entity-tags';
+import type { CoreRepositories } from '../db/repositories';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
-import { found, removed, replyWith } from './operation';
+import { found, replyWith } from './operation';
+import { versionedChanges } from './versioned-changes';
 
 type ListQuery = Defaulted<OperationInput<'listProjects'>['query'], 'limit'>;
 
-export function projectHandlers({ projects }: Repositories) {
+export function projectHandlers({ projects }: CoreRepositories) {
   const createProject: OperationHandler<'createProject'> = async ({ principal, body, write }) => {
     const project = await projects.create(
       principal.tenantId,
@@ -26,39 +26,11 @@ export function projectHandlers({ projects }: Repositories) {
       found(await projects.find(principal.tenantId, path.project_id), 'project', path.project_id),
     );
 
-  const updateProject: OperationHandler<'updateProject'> = async ({
-    principal,
-    path,
-    headers,
-    body,
-    write,
-  }) => {
-    const project = await projects.update(
-      principal.tenantId,
-      path.project_id,
-      body,
-      versionsAccepted(headers['If-Match']),
-      write,
-    );
-    return replyWith(200, found(project, 'project', path.project_id));
-  };
-
-  const deleteProject: OperationHandler<'deleteProject'> = async ({
-    principal,
-    path,
-    headers,
-    write,
-  }) =>
-    removed(
-      await projects.remove(
-        principal.tenantId,
-        path.project_id,
-        versionsAccepted(headers['If-Match']),
-        write,
-      ),
-      'project',
-      path.project_id,
-    );
+  const { update: updateProject, remove: deleteProject } = versionedChanges(
+    projects,
+    'project',
+    'project_id',
+  );
 
   return { createProject, listProjects, getProject, updateProject, deleteProject };
 }

@@ -1,11 +1,11 @@
-import type { Repositories } from '../db/repositories';
-import { versionsAccepted } from './entity-tags';
+import type { CoreRepositories } from '../db/repositories';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
-import { found, removed, replyWith } from './operation';
+import { found, replyWith } from './operation';
+import { versionedChanges } from './versioned-changes';
 
 type ListQuery = Defaulted<OperationInput<'listProjectTasks'>['query'], 'limit' | 'sort'>;
 
-export function taskHandlers({ tasks }: Repositories) {
+export function taskHandlers({ tasks }: CoreRepositories) {
   const createTask: OperationHandler<'createTask'> = async ({ principal, body, write }) => {
     const task = await tasks.create(principal.tenantId, body, write);
     return { ...replyWith(201, task), location: `/v1/tasks/${task.value.task_id}` };
@@ -14,34 +14,7 @@ export function taskHandlers({ tasks }: Repositories) {
   const getTask: OperationHandler<'getTask'> = async ({ principal, path }) =>
     replyWith(200, found(await tasks.find(principal.tenantId, path.task_id), 'task', path.task_id));
 
-  const updateTask: OperationHandler<'updateTask'> = async ({
-    principal,
-    path,
-    headers,
-    body,
-    write,
-  }) => {
-    const task = await tasks.update(
-      principal.tenantId,
-      path.task_id,
-      body,
-      versionsAccepted(headers['If-Match']),
-      write,
-    );
-    return replyWith(200, found(task, 'task', path.task_id));
-  };
-
-  const deleteTask: OperationHandler<'deleteTask'> = async ({ principal, path, headers, write }) =>
-    removed(
-      await tasks.remove(
-        principal.tenantId,
-        path.task_id,
-        versionsAccepted(headers['If-Match']),
-        write,
-      ),
-      'task',
-      path.task_id,
-    );
+  const { update: updateTask, remove: deleteTask } = versionedChanges(tasks, 'task', 'task_id');
 
   const listProjectTasks: OperationHandler<'listProjectTasks'> = async ({
     principal,

@@ -1,16 +1,16 @@
-import type { Repositories } from '../db/repositories';
+import type { WebhookRepositories } from '../webhooks/repositories';
 import { InvalidFieldError, NotFoundError } from '../errors';
 import { newSecret } from '../webhooks/signer';
 import type { TargetGuard } from '../webhooks/target-guard';
 import type { Defaulted, OperationChecks, OperationHandler, OperationInput } from './operation';
-import { versionsAccepted } from './entity-tags';
-import { found, removed, replyWith } from './operation';
+import { found, replyWith } from './operation';
+import { versionedChanges } from './versioned-changes';
 
 type EndpointListQuery = Defaulted<OperationInput<'listWebhookEndpoints'>['query'], 'limit'>;
 type DeliveryListQuery = Defaulted<OperationInput<'listWebhookDeliveries'>['query'], 'limit'>;
 
 export function webhookHandlers(
-  { webhookEndpoints, webhookDeliveries }: Repositories,
+  { webhookEndpoints, webhookDeliveries }: WebhookRepositories,
   { endpointsPerTenant }: WebhookFences,
 ) {
   const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({
@@ -53,44 +53,11 @@ export function webhookHandlers(
       ),
     );
 
-  const updateWebhookEndpoint: OperationHandler<'updateWebhookEndpoint'> = async ({
-    principal,
-    path,
-    headers,
-    body,
-    write,
-  }) =>
-    replyWith(
-      200,
-      found(
-        await webhookEndpoints.update(
-          principal.tenantId,
-          path.webhook_endpoint_id,
-          body,
-          versionsAccepted(headers['If-Match']),
-          write,
-        ),
-        'webhook endpoint',
-        path.webhook_endpoint_id,
-      ),
-    );
-
-  const deleteWebhookEndpoint: OperationHandler<'deleteWebhookEndpoint'> = async ({
-    principal,
-    path,
-    headers,
-    write,
-  }) =>
-    removed(
-      await webhookEndpoints.remove(
-        principal.tenantId,
-        path.webhook_endpoint_id,
-        versionsAccepted(headers['If-Match']),
-        write,
-      ),
-      'webhook endpoint',
-      path.webhook_endpoint_id,
-    );
+  const { update: updateWebhookEndpoint, remove: deleteWebhookEndpoint } = versionedChanges(
+    webhookEndpoints,
+    'webhook endpoint',
+    'webhook_endpoint_id',
+  );
 
   const rotateWebhookEndpointSecret: OperationHandler<'rotateWebhookEndpointSecret'> = async ({
     principal,

@@ -15,7 +15,7 @@ import { sendReply, type HttpReply } from './http-reply';
 import { cutOffSlowReaders, oneAnswerAtATime } from './slow-readers';
 import { parseJsonBody } from './json-body';
 import { jsonMediaTypes } from './media-types';
-import { observeRequests, type Metrics, type RequestFacts } from './observability';
+import { observeRequests, type Metrics, type RequestContext } from './observability';
 import type { OperationRouter } from './operation-router';
 import type { CountRequest } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
@@ -128,7 +128,11 @@ export function createApp({
     sendReply(
       res,
       reply,
-      api.writeBody(reply, (res.locals.facts as RequestFacts).operationId, res.locals.requestId),
+      api.writeBody(
+        reply,
+        (res.locals.requestContext as RequestContext).operationId,
+        res.locals.requestId,
+      ),
     );
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
@@ -167,7 +171,7 @@ type Send = (res: Response, reply: HttpReply) => void;
 const routedAs =
   (route: string) =>
   (_req: Request, res: Response, next: NextFunction): void => {
-    (res.locals.facts as RequestFacts).route = route;
+    (res.locals.requestContext as RequestContext).route = route;
     next();
   };
 /** The same, with the route's own path as its name. */
@@ -250,7 +254,7 @@ function apiRoute({
       };
       let gone: AbortSignal | undefined;
       const exchange: Exchange = {
-        facts: res.locals.facts as RequestFacts,
+        requestContext: res.locals.requestContext as RequestContext,
         clientGone: () => (gone ??= clientGoneSignal(req, res)),
         clientAddress: () => req.ip ?? '',
         countRequest: countRequest

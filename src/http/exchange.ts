@@ -1,4 +1,4 @@
-import type { RequestFacts } from './observability';
+import type { RequestContext } from './observability';
 import type { BodyTextCheck } from './unknown-field-flood';
 
 /**
@@ -8,7 +8,7 @@ import type { BodyTextCheck } from './unknown-field-flood';
  */
 export interface Exchange {
   /** What routing learned, for the request's log line and metrics. */
-  facts: RequestFacts;
+  requestContext: RequestContext;
   /**
    * The client's address: the socket's, or as far back in X-Forwarded-For as TRUST_PROXY believes.
    * Found when asked: only a request whose key was not accepted lately needs it.

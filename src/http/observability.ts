@@ -9,7 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { v7 as uuidv7 } from 'uuid';
 
 /** What routing learned about a request, for its log line and metrics. */
-export interface RequestFacts {
+export interface RequestContext {
   /** X-Request-Id: the client's own when sane, else a new one. */
   requestId: string;
   operationId?: string;
@@ -103,13 +103,13 @@ export function createMetrics(knex: Knex, registry: Registry) {
     async scrape(): Promise<string> {
       return `${await registry.metrics()}\n${await ofProcess.metrics()}`;
     },
-    observe(facts: RequestFacts, status: number, seconds: number) {
-      if (facts.longPoll) {
-        requests.labels({ operation: operationOf(facts), status: String(status) }).inc();
+    observe(requestContext: RequestContext, status: number, seconds: number) {
+      if (requestContext.longPoll) {
+        requests.labels({ operation: operationOf(requestContext), status: String(status) }).inc();
         longPolls.labels({ status: String(status) }).observe(seconds);
         return;
       }
-      const operation = operationOf(facts);
+      const operation = operationOf(requestContext);
       const key = `${operation} ${status}`;
       let found = series.get(key);
       if (found === undefined) {
@@ -126,7 +126,8 @@ export function createMetrics(knex: Knex, registry: Registry) {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /** The metrics' `operation`: the API's operationId, a route outside the API by its path, else "none" (a path nothing serves). */
-const operationOf = (facts: RequestFacts) => facts.operationId ?? facts.route ?? 'none';
+const operationOf = (requestContext: RequestContext) =>
+  requestContext.operationId ?? requestContext.route ?? 'none';
 
 /** The status logged and counted for a request whose client left before its answer (nginx's). */
 export const clientClosedRequest = 499;
@@ -137,19 +138,19 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
     const started = process.hrtime.bigint();
     const sent = req.headers['x-request-id'];
     const requestId = typeof sent === 'string' && saneRequestId.test(sent) ? sent : uuidv7();
-    const facts: RequestFacts = { requestId };
+    const requestContext: RequestContext = { requestId };
     res.locals.requestId = requestId;
-    res.locals.facts = facts;
+    res.locals.requestContext = requestContext;
     res.setHeader('X-Request-Id', requestId);
     logger.debug({ request_id: requestId, method: req.method }, 'request received');
     const ended = (status: number) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.observe(facts, status, seconds);
+      metrics.observe(requestContext, status, seconds);
       logger.info({
         request_id: requestId,
         method: req.method,
-        route: facts.route ?? null,
-        operation: facts.operationId ?? null,
+        route: requestContext.route ?? null,
+        operation: requestContext.operationId ?? null,
         status,
         duration_ms: Math.round(seconds * 1e6) / 1e3,
       });

@@ -109,7 +109,7 @@ function toOperationHandler<K extends OperationId>(
     await check?.(inputOf(context, exchange, headers));
     const change = {
       tenantId: (context.security!.bearerAuth as Principal).tenantId,
-      requestId: exchange.facts.requestId,
+      requestId: exchange.requestContext.requestId,
       operationId: context.operation.operationId!,
       body: context.request.requestBody,
       pathParameters: context.request.params as Record<string, string>,
@@ -125,7 +125,7 @@ function toOperationHandler<K extends OperationId>(
 
 export interface OperationRouter {
   /**
-   * Routes and answers a request, noting in the exchange's facts which operation it was. The
+   * Routes and answers a request, noting in the exchange's request context which operation it was. The
    * request's body is read through the exchange, once the operation and the key are known.
    */
   route(request: Request, exchange: Exchange): Promise<HttpReply>;
@@ -206,11 +206,11 @@ export async function createOperationRouter({
         { headers: { Allow: allowed.join(', ') } },
       );
     },
-    postRoutingHandler: (context: Context, { facts }: Exchange) => {
-      facts.operationId = context.operation?.operationId;
-      facts.route = context.operation?.path;
-      if (facts.operationId === 'listEvents')
-        facts.longPoll = Number(context.request.query?.wait ?? 0) > 0;
+    postRoutingHandler: (context: Context, { requestContext }: Exchange) => {
+      requestContext.operationId = context.operation?.operationId;
+      requestContext.route = context.operation?.path;
+      if (requestContext.operationId === 'listEvents')
+        requestContext.longPoll = Number(context.request.query?.wait ?? 0) > 0;
     },
     unauthorizedHandler: refuseUnauthenticated,
     // Runs once the key is known good, before validation: the key's quota, then a wrong scope or

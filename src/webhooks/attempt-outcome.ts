@@ -1,5 +1,5 @@
 /** What an attempt's result comes to: whether it succeeded, the error it is logged with, its retry, and its endpoint's health. */
-import type { ClaimedDelivery, DeliveryOutcome } from '../db/delivery-queue-repository';
+import type { ClaimedDelivery, DeliveryOutcome } from './delivery-queue-repository';
 import { healthAfter } from './endpoint-health';
 import type { AttemptResult } from './http-client';
 import { retryDelayMs } from './retry-schedule';

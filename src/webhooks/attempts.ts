@@ -1,7 +1,7 @@
 /** Making an attempt (its signed request) and telling of it (its log line and metrics). */
 import type { Logger } from 'pino';
 import type { components } from '../../generated/api';
-import type { ClaimedDelivery } from '../db/delivery-queue-repository';
+import type { ClaimedDelivery } from './delivery-queue-repository';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import { outcomeLabel, type WebhookMetrics } from './attempt-metrics';
 import { signatureHeader } from './signer';

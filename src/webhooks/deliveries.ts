@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { Repositories } from '../db/repositories';
+import type { WebhookRepositories } from './repositories';
 import { startDeliveryPlanning, type DeliveryPlanning } from './delivery-planning';
 import { startDeliveryWorker } from './delivery-worker';
 import { createResolver, type HostResolver } from './dns-lookups';
@@ -23,7 +23,7 @@ export const resolverFor = (config: Config): HostResolver =>
   });
 
 export function startWebhookWork(
-  repositories: Repositories,
+  repositories: WebhookRepositories,
   config: Config,
   {
     logger,

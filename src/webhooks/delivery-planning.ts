@@ -9,7 +9,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { repeatCycle } from '../background/repeating-cycle';
-import type { Repositories } from '../db/repositories';
+import type { WebhookRepositories } from './repositories';
 
 /** The most attempts planned in one transaction. */
 const attemptsPerTransaction = 500;
@@ -27,7 +27,7 @@ export interface DeliveryPlanning {
 }
 
 export function startDeliveryPlanning(
-  repositories: Repositories,
+  repositories: WebhookRepositories,
   options: { logger: Logger; onPlanned: () => void },
 ): DeliveryPlanning {
   const { logger, onPlanned } = options;

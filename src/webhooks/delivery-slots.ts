@@ -6,7 +6,7 @@
  * `maxInFlightPerEndpoint` slots. Attempts claimed ahead are bounded by the same shares. Nothing
  * here reads or writes the database: what it gives up goes to `giveBack`.
  */
-import type { ClaimedDelivery, DueEndpoint } from '../db/delivery-queue-repository';
+import type { ClaimedDelivery, DueEndpoint } from './delivery-queue-repository';
 
 /** Attempts to one endpoint in flight at once, over every instance. */
 export const maxInFlightPerEndpoint = 10;
@@ -16,15 +16,15 @@ export const maxInFlightPerEndpoint = 10;
  */
 export const claimedAheadPerEndpoint = 40;
 
-/** An endpoint this instance serves and has attempts of. */
-export interface ServedEndpoint {
+/** An endpoint whose lease this instance holds and whose attempts it has. */
+export interface LeasedEndpoint {
   endpointId: string;
   tenantId: string;
   /** Attempts holding slots now. */
   inFlight: number;
   /** Attempts claimed, waiting for a slot. */
   queue: ClaimedDelivery[];
-  /** When serving was last made sure of (the start of the transaction that renewed it). */
+  /** When its lease was last renewed (the start of the transaction that renewed it). */
   renewedAt: number;
 }
 
@@ -32,27 +32,27 @@ interface Tenant {
   /** Attempts of the tenant holding slots now, and claimed and waiting. */
   inFlight: number;
   queued: number;
-  /** The tenant's endpoints served here, in the order they take their turns. */
+  /** The tenant's endpoints leased here, in round-robin order. */
   endpoints: Set<string>;
 }
 
 /** An attempt given a slot: the slot is the endpoint's until it is freed. */
 export interface Started {
   delivery: ClaimedDelivery;
-  endpoint: ServedEndpoint;
+  endpoint: LeasedEndpoint;
 }
 
 export interface SlotLimits {
   maxInFlight: number;
-  /** How long serving lasts unrenewed: an endpoint's attempts wait no longer than that for a slot. */
-  serveMs: number;
+  /** How long an endpoint's lease lasts unrenewed: its attempts wait no longer than that for a slot. */
+  endpointLeaseMs: number;
   /** The least time a claim must have left for its attempt to start (the attempt, then its outcome's write). */
   leaseLeftToStartMs: number;
 }
 
 export class DeliverySlots {
-  private readonly served = new Map<string, ServedEndpoint>();
-  /** Tenants with attempts here, in the order they take their turns. */
+  private readonly leased = new Map<string, LeasedEndpoint>();
+  /** Tenants with attempts here, in round-robin order. */
   private readonly tenants = new Map<string, Tenant>();
   private inFlight = 0;
   private queued = 0;
@@ -87,7 +87,7 @@ export class DeliverySlots {
 
   /** How many attempts of the endpoint may be claimed now: within its own cap, its tenant's share and the instance's. */
   roomFor({ endpointId, tenantId }: DueEndpoint): number {
-    const endpoint = this.served.get(endpointId);
+    const endpoint = this.leased.get(endpointId);
     const held = (endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0);
     const share = this.share();
     return Math.min(
@@ -115,18 +115,18 @@ export class DeliverySlots {
     return this.queued < this.limits.maxInFlight;
   }
 
-  /** The endpoints served here. */
-  endpoints(): ServedEndpoint[] {
-    return [...this.served.values()];
+  /** The endpoints leased here. */
+  endpoints(): LeasedEndpoint[] {
+    return [...this.leased.values()];
   }
 
-  get(endpointId: string): ServedEndpoint | undefined {
-    return this.served.get(endpointId);
+  get(endpointId: string): LeasedEndpoint | undefined {
+    return this.leased.get(endpointId);
   }
 
-  /** Queues attempts just claimed for the endpoint, served (as if renewed) since `renewedAt`. */
+  /** Queues attempts just claimed for the endpoint, whose lease was renewed (or as if) at `renewedAt`. */
   add({ endpointId, tenantId }: DueEndpoint, claimed: ClaimedDelivery[], renewedAt: number): void {
-    const endpoint = this.served.get(endpointId) ?? {
+    const endpoint = this.leased.get(endpointId) ?? {
       endpointId,
       tenantId,
       inFlight: 0,
@@ -139,12 +139,12 @@ export class DeliverySlots {
     const tenant = this.tenantOf(tenantId);
     tenant.queued += claimed.length;
     tenant.endpoints.add(endpointId);
-    this.served.set(endpointId, endpoint);
+    this.leased.set(endpointId, endpoint);
     this.forgetIfIdle(endpointId);
   }
 
-  /** Gives up an endpoint's queue (it is no longer served here); its attempts in flight keep their slots. */
-  drop(endpoint: ServedEndpoint): void {
+  /** Gives up an endpoint's queue (its lease is no longer held here); its attempts in flight keep their slots. */
+  drop(endpoint: LeasedEndpoint): void {
     this.giveBack(this.dequeue(endpoint, endpoint.queue.length));
     this.forgetIfIdle(endpoint.endpointId);
   }
@@ -161,7 +161,7 @@ export class DeliverySlots {
       for (const endpointId of [...tenant.endpoints].reverse()) {
         const excess = tenant.queued - limit;
         if (excess <= 0) break;
-        const endpoint = this.served.get(endpointId)!;
+        const endpoint = this.leased.get(endpointId)!;
         const taken = endpoint.queue.splice(Math.max(0, endpoint.queue.length - excess));
         this.queued -= taken.length;
         tenant.queued -= taken.length;
@@ -186,13 +186,13 @@ export class DeliverySlots {
     return starting;
   }
 
-  /** Frees an attempt's slot; whether its endpoint, still served here, has room enough to claim more. */
+  /** Frees an attempt's slot; whether its endpoint, still leased here, has room enough to claim more. */
   free({ endpoint }: Started): boolean {
     this.inFlight--;
     endpoint.inFlight--;
     this.tenantOf(endpoint.tenantId).inFlight--;
     this.forgetIfIdle(endpoint.endpointId);
-    if (!this.served.has(endpoint.endpointId)) return false;
+    if (!this.leased.has(endpoint.endpointId)) return false;
     // Claimed in batches: more once there is room for half of what the endpoint may hold.
     const { endpointId, tenantId } = endpoint;
     return 2 * this.roomFor(endpoint) >= this.aheadFor(tenantId, endpointId, this.share());
@@ -201,15 +201,15 @@ export class DeliverySlots {
   /**
    * The next attempt to give a slot: tenants in turn, each below its share, then its endpoints in
    * turn, each below its cap. Attempts whose claims no longer leave room for the attempt and its
-   * outcome are given back unmade, and so are the queues of endpoints whose serving may have run out.
+   * outcome are given back unmade, and so are the queues of endpoints whose lease may have run out.
    */
   private nextAttempt(limit: number): Started | undefined {
     for (const [tenantId, tenant] of this.tenants) {
       if (tenant.inFlight >= limit || tenant.queued === 0) continue;
       for (const endpointId of tenant.endpoints) {
-        const endpoint = this.served.get(endpointId)!;
+        const endpoint = this.leased.get(endpointId)!;
         if (endpoint.queue.length === 0 || endpoint.inFlight >= maxInFlightPerEndpoint) continue;
-        if (this.now() - endpoint.renewedAt > this.limits.serveMs) {
+        if (this.now() - endpoint.renewedAt > this.limits.endpointLeaseMs) {
           this.drop(endpoint);
           continue;
         }
@@ -239,16 +239,16 @@ export class DeliverySlots {
 
   /** Forgets an endpoint with nothing here any more (and its tenant, when that was its last). */
   private forgetIfIdle(endpointId: string): void {
-    const endpoint = this.served.get(endpointId);
+    const endpoint = this.leased.get(endpointId);
     if (endpoint === undefined || endpoint.inFlight > 0 || endpoint.queue.length > 0) return;
-    this.served.delete(endpointId);
+    this.leased.delete(endpointId);
     const tenant = this.tenants.get(endpoint.tenantId);
     tenant?.endpoints.delete(endpointId);
     if (tenant && tenant.endpoints.size === 0) this.tenants.delete(endpoint.tenantId);
   }
 
   /** Takes attempts off an endpoint's queue, keeping the counts. */
-  private dequeue(endpoint: ServedEndpoint, count: number): ClaimedDelivery[] {
+  private dequeue(endpoint: LeasedEndpoint, count: number): ClaimedDelivery[] {
     const taken = endpoint.queue.splice(0, count);
     this.queued -= taken.length;
     this.tenantOf(endpoint.tenantId).queued -= taken.length;

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config';
 import { backgroundPoolSizes, createKnex } from '../db/knex';
-import { createRepositories } from '../db/repositories';
+import { createWebhookRepositories } from './repositories';
 import { createLogger, knexLogFor } from '../logger';
 import { resolverFor, startWebhookWork } from './deliveries';
 import type { FromThread, ToThread } from './delivery-thread';
@@ -38,7 +38,7 @@ const knex = createKnex(
   backgroundPoolSizes.webhooks,
 );
 const resolver = resolverFor(config);
-const work = startWebhookWork(createRepositories(knex), config, {
+const work = startWebhookWork(createWebhookRepositories(knex), config, {
   logger,
   metrics: metrics.metrics,
   resolver,

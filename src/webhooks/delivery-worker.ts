@@ -1,6 +1,6 @@
 /**
- * Makes webhook deliveries. An instance serves an endpoint (one instance at a time, see
- * endpoint-serving.ts): it claims the endpoint's due attempts a few ahead, makes at most 10 at
+ * Makes webhook deliveries. An instance holds an endpoint's lease (one instance at a time, see
+ * endpoint-leases.ts): it claims the endpoint's due attempts a few ahead, makes at most 10 at
  * once outside any transaction, and writes each outcome back under its claim with the retry it
  * plans. An instance that dies leaves its claims to run out; their attempts are then made again
  * by any instance, with the same webhook-id. An instance that lives on gives back what it claimed
@@ -22,11 +22,11 @@ import type {
   ClaimedDelivery,
   DeliveryQueueRepository,
   DueEndpoint,
-} from '../db/delivery-queue-repository';
+} from './delivery-queue-repository';
 import { repeatCycle, type RepeatingCycle } from '../background/repeating-cycle';
 import { outcomeOf } from './attempt-outcome';
 import { observeAttempt, sendSigned, settled } from './attempts';
-import { ClaimTurns } from './claim-turns';
+import { RoundRobin } from './round-robin';
 import { DeliverySlots, maxInFlightPerEndpoint, type Started } from './delivery-slots';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import type { WebhookMetrics } from './attempt-metrics';
@@ -44,8 +44,8 @@ const claimsAtOnce = 2;
 const pollMs = 200;
 /** How long a look waits after a poke, so the pokes close behind one make one look. */
 const gatherMs = 5;
-/** How long serving an endpoint lasts without renewal; renewed, by a claim or on its own, once a third of it has passed. */
-const serveMs = 5000;
+/** How long an endpoint's lease lasts without renewal; renewed, by a claim or on its own, once a third of it has passed. */
+const endpointLeaseMs = 5000;
 /** Room left on a claim for writing the outcome (with retries) after its attempt: an attempt with less is given back unmade. */
 const outcomeWindowMs = 5000;
 
@@ -75,25 +75,25 @@ export function startDeliveryWorker(
 
 class Worker {
   private readonly holder = randomUUID();
-  private readonly times: { leaseMs: number; serveMs: number; graceMs: number };
+  private readonly times: { leaseMs: number; endpointLeaseMs: number; graceMs: number };
   private readonly slots: DeliverySlots;
-  private readonly turns = new ClaimTurns();
+  private readonly roundRobin = new RoundRobin();
   private readonly writes: QueueWrites;
-  /** Endpoints the last look found due and no claim has served since (no room for them then). */
+  /** Endpoints the last look found due and no claim has been made for since (no room for them then). */
   private readonly unclaimed = new Map<string, string>();
   /**
-   * Endpoints whose claimed-ahead attempts ran low, with their tenants: claim more without a look
-   * at all. Kept by tenant as well, because the attempts in flight may all end before the claim,
-   * and the slots forget an endpoint with nothing left; its refill must not wait for the poll.
+   * Endpoints whose claimed-ahead attempts ran low, with their tenants: top-ups, claimed without a
+   * look at every endpoint. The tenant is kept here because the slots forget an endpoint with
+   * nothing left, and its top-up must not wait for the poll.
    */
-  private readonly refills = new Map<string, string>();
+  private readonly topUps = new Map<string, string>();
   /** Hosts being looked up for attempts waiting to start: the slots are filled again once each ends. */
   private readonly lookingUp = new Set<string>();
   /** Attempts being started or written back: stop() waits for them. */
   private readonly attempts = new Set<Promise<void>>();
   private readonly stopAttempts = new AbortController();
   private stopping = false;
-  /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only refills. */
+  /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only the top-ups. */
   private scanDue = true;
   /** When the last look at every endpoint began. */
   private scannedAt = 0;
@@ -114,15 +114,15 @@ class Worker {
       // A claimed attempt waits for a slot (it is made only with the timeout and the outcome's
       // window still left on its claim), is made (the timeout again) and written back.
       leaseMs: 4 * timeoutMs + outcomeWindowMs,
-      serveMs,
+      endpointLeaseMs,
       // Another instance takes an endpoint over only once this one's attempts, started while it
-      // still served it, have all been cut off: the cap holds across the handover.
+      // still held its lease, have all been cut off: the cap holds across the handover.
       graceMs: timeoutMs + 1000,
     };
     this.readAhead = new ReadAhead((eventIds) => queue.eventsToSend(eventIds));
     this.writes = queueWrites(queue, { logger, stopping: () => this.stopping });
     this.slots = new DeliverySlots(
-      { maxInFlight, serveMs, leaseLeftToStartMs: timeoutMs + outcomeWindowMs },
+      { maxInFlight, endpointLeaseMs, leaseLeftToStartMs: timeoutMs + outcomeWindowMs },
       (deliveries) => {
         this.readAhead.forget(deliveries);
         void this.writes.giveBack(deliveries);
@@ -150,23 +150,23 @@ class Worker {
     await this.queue.release(queued).catch(() => {});
     this.stopAttempts.abort();
     await Promise.all([...this.attempts]);
-    await this.queue.stopServing(endpointIds, this.holder).catch(() => {});
+    await this.queue.releaseLeases(endpointIds, this.holder).catch(() => {});
     await this.sender.close();
   }
 
-  /** One look: claims, in turns, for the endpoints with due attempts (or to refill), and keeps serving those with attempts here. */
+  /** One look: claims, round-robin, for the endpoints with due attempts (or to top up), and renews the leases of those with attempts here. */
   private async cycle(): Promise<void> {
     try {
-      // Refills may ask for a cycle at every attempt's end, so that the poll's timer never fires:
+      // Top-ups may ask for a cycle at every attempt's end, so that the poll's timer never fires:
       // the look at every endpoint comes at least as often anyway.
       const polled = this.scanDue || Date.now() - this.scannedAt >= pollMs;
       this.scanDue = false;
       const candidates = polled ? await this.scan() : this.stillUnclaimed();
-      for (const [endpointId, tenantId] of this.refills)
+      for (const [endpointId, tenantId] of this.topUps)
         candidates.set(endpointId, { endpointId, tenantId });
-      this.refills.clear();
+      this.topUps.clear();
       await this.claimInTurns([...candidates.values()]);
-      await this.keepServing(new Set(candidates.keys()), polled);
+      await this.renewLeases(new Set(candidates.keys()), polled);
     } catch (error) {
       this.options.logger.warn(
         { err: error },
@@ -200,15 +200,15 @@ class Worker {
 
   /** Claims for the endpoints in turn, a few at once, while there is room. */
   private async claimInTurns(candidates: DueEndpoint[]): Promise<void> {
-    const ordered = this.turns.order(candidates);
+    const ordered = this.roundRobin.order(candidates);
     for (const due of ordered)
-      if (!this.refills.has(due.endpointId)) this.unclaimed.set(due.endpointId, due.tenantId);
+      if (!this.topUps.has(due.endpointId)) this.unclaimed.set(due.endpointId, due.tenantId);
     let next = 0;
     const claimer = async () => {
       while (next < ordered.length && !this.stopping && this.slots.mayClaim()) {
         const due = ordered[next++];
         if (this.slots.roomFor(due) <= 0) continue;
-        this.turns.claimed(due);
+        this.roundRobin.claimed(due);
         await this.claimFor(due).catch((error: unknown) =>
           this.options.logger.warn(
             { err: error },
@@ -242,37 +242,38 @@ class Worker {
     const claimed = answer.deliveries;
     if (this.stopping) return void (await this.writes.giveBack(claimed));
     if (claimed.length === 0 && endpoint === undefined) return;
-    // Serving is sure until servedUntil: as if renewed for serveMs at servedUntil - serveMs.
-    this.slots.add(due, claimed, answer.servedUntil - serveMs);
+    // Serving is sure until leasedUntil: as if renewed for endpointLeaseMs at leasedUntil - endpointLeaseMs.
+    this.slots.add(due, claimed, answer.leasedUntil - endpointLeaseMs);
     this.pump();
   }
 
   /**
-   * Keeps serving the endpoints that have attempts here, renewing when a third of the time has
+   * Renews the leases of the endpoints that have attempts here, renewing when a third of the time has
    * passed; at each poll, drops the attempts claimed ahead for an endpoint disabled or deleted
    * meanwhile (on any instance), so that nothing more than what is in flight reaches it.
    */
-  private async keepServing(claimedFor: Set<string>, polled: boolean): Promise<void> {
-    const served = this.slots.endpoints();
-    if (polled && served.length > 0) {
-      const still = await this.queue.stillServed(
-        served.map((endpoint) => endpoint.endpointId),
+  private async renewLeases(claimedFor: Set<string>, polled: boolean): Promise<void> {
+    const leased = this.slots.endpoints();
+    if (polled && leased.length > 0) {
+      const still = await this.queue.stillLeased(
+        leased.map((endpoint) => endpoint.endpointId),
         this.holder,
       );
-      for (const endpoint of served) if (!still.has(endpoint.endpointId)) this.slots.drop(endpoint);
+      for (const endpoint of leased) if (!still.has(endpoint.endpointId)) this.slots.drop(endpoint);
     }
     const due = this.slots
       .endpoints()
       .filter(
         (endpoint) =>
-          !claimedFor.has(endpoint.endpointId) && Date.now() - endpoint.renewedAt >= serveMs / 3,
+          !claimedFor.has(endpoint.endpointId) &&
+          Date.now() - endpoint.renewedAt >= endpointLeaseMs / 3,
       );
     if (due.length === 0) return;
     const startedAt = Date.now();
-    const renewed = await this.queue.keepServing(
+    const renewed = await this.queue.renewLeases(
       due.map((endpoint) => endpoint.endpointId),
       this.holder,
-      serveMs,
+      endpointLeaseMs,
     );
     for (const endpoint of due) {
       if (renewed.has(endpoint.endpointId)) endpoint.renewedAt = startedAt;
@@ -307,8 +308,8 @@ class Worker {
   private freeSlot(started: Started): void {
     this.options.metrics.inFlight(-1);
     const { endpointId, tenantId } = started.endpoint;
-    if (this.slots.free(started)) this.refills.set(endpointId, tenantId);
-    if (this.refills.size > 0 || this.unclaimed.size > 0) this.cycles.soon();
+    if (this.slots.free(started)) this.topUps.set(endpointId, tenantId);
+    if (this.topUps.size > 0 || this.unclaimed.size > 0) this.cycles.soon();
     this.pump();
   }
 

@@ -4,7 +4,7 @@
  * has succeeded since). The run begins with a failure of an endpoint that was not failing and
  * ends with a success; it is stored as the endpoint's failing_since.
  */
-import type { EndpointHealthChange } from '../db/delivery-queue-repository';
+import type { EndpointHealthChange } from './delivery-queue-repository';
 
 /** An endpoint whose every attempt has failed for this long is disabled. */
 export const failingForMs = 5 * 86_400_000;

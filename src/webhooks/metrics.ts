@@ -6,8 +6,8 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { gaugeCountedOnScrape } from '../background/counted-on-scrape';
-import type { Repositories } from '../db/repositories';
 import { delaySeconds, type MetricsBatch, type WebhookMetrics } from './attempt-metrics';
+import type { WebhookRepositories } from './repositories';
 
 /** An attempt due for longer than this is overdue: a claimed attempt is made well within it (its wait for a slot and its timeout included). */
 export const overdueAfterMs = 60_000;
@@ -18,7 +18,7 @@ export const overdueAfterMs = 60_000;
  */
 export function createWebhookMetrics(
   registry: Registry,
-  repositories: Repositories,
+  repositories: WebhookRepositories,
   options: { logger: Logger; scrapeTimeoutMs: number; beforeScrape?: () => Promise<void> },
 ): WebhookMetrics & { add(batch: MetricsBatch): void } {
   const collect = options.beforeScrape;

@@ -12,7 +12,7 @@ import type {
   DeliveryOutcome,
   DeliveryQueueRepository,
   DisabledReason,
-} from '../db/delivery-queue-repository';
+} from './delivery-queue-repository';
 
 /** Successes written in one statement at the most. */
 const successesPerWrite = 500;

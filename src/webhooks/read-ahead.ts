@@ -7,7 +7,7 @@
  * claimed ahead.
  */
 import type { components } from '../../generated/api';
-import type { ClaimedDelivery } from '../db/delivery-queue-repository';
+import type { ClaimedDelivery } from './delivery-queue-repository';
 
 type Event = components['schemas']['Event'];
 

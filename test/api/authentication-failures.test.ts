@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import { generateApiKey, hashApiKey } from '../../src/api-key-format';
 import type { Config } from '../../src/config';
-import { createRepositories, type Repositories } from '../../src/db/repositories';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { startService, type RunningService } from '../../src/server';
 import { assertConformsToContract } from '../support/contract';

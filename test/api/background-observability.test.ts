@@ -11,7 +11,7 @@ import YAML from 'yaml';
 import path from 'node:path';
 import type { components } from '../../generated/api';
 import { toDbTimestamp } from '../../src/db/timestamps';
-import { plannedAttempt } from '../../src/db/webhook-deliveries-repository';
+import { plannedAttempt } from '../../src/webhooks/webhook-deliveries-repository';
 import { capturedLog } from '../support/captured-log';
 import { metricNamesIn, scrapeMetrics, scrapeUntil, type Scrape } from '../support/metrics-scrape';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -201,7 +201,7 @@ describe('webhook deliveries', () => {
     await receiver.waitFor(1, { path: '/ok-overdue' });
     const [event] = await feed(key, 1);
     const before = await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_in_flight') === 0);
-    // Another instance serves the endpoint and has stopped making its attempts.
+    // Another instance holds the endpoint's lease and has stopped making its attempts.
     const serving = () =>
       api.service.knex('leases').where('name', `webhook-serving:${endpoint.webhook_endpoint_id}`);
     await serving().update({

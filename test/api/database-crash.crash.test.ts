@@ -5,7 +5,7 @@
  */
 import { startService, type RunningService } from '../../src/server';
 import { issueApiKey } from '../../src/cli/issue-api-key';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { OwnMariaDb } from '../support/own-mariadb';
 import { retryEveryKey, startKeyedCreates, taskIdsByTitle } from '../support/keyed-creates';
 import { testConfig } from '../support/test-config';

@@ -6,7 +6,7 @@
  */
 import { startService, type RunningService } from '../../src/server';
 import { issueApiKey } from '../../src/cli/issue-api-key';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { OwnMariaDb } from '../support/own-mariadb';
 import { testConfig } from '../support/test-config';
 

@@ -8,7 +8,7 @@ import { startService, type RunningService } from '../../src/server';
 import { testConfig } from '../support/test-config';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { generateApiKey, hashApiKey } from '../../src/api-key-format';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { assertConformsToContract } from '../support/contract';
 
 class Relay {

@@ -5,7 +5,7 @@
  * is killed with SIGKILL, the other takes over and nothing is lost or repeated.
  */
 import type { components } from '../../generated/api';
-import { awaitingNumber } from '../../src/db/events-repository';
+import { awaitingNumber } from '../../src/db/event-log';
 import { createKnex } from '../../src/db/knex';
 import { startService, type RunningService } from '../../src/server';
 import { seedTenant } from '../support/keyed-creates';

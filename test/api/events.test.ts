@@ -4,7 +4,7 @@
  */
 import type { components } from '../../generated/api';
 import { v7 as uuidv7 } from 'uuid';
-import { awaitingNumber } from '../../src/db/events-repository';
+import { awaitingNumber } from '../../src/db/event-log';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { startTestService, type RawResponse, type TestService } from '../support/test-service';
 

@@ -176,7 +176,7 @@ it('answers each waiting poll, whatever its filters and limit, with exactly the 
   // Six events committed together are numbered together: one wake-up, which the filters and limits cut differently.
   await api.repositories.inTransaction('shared-read-test', async (write) => {
     for (const task of tasks)
-      await api.repositories.events.record(write, {
+      await api.repositories.eventLog.record(write, {
         tenantId,
         type: 'task.updated',
         projectId: task.project_id,
@@ -184,7 +184,7 @@ it('answers each waiting poll, whatever its filters and limit, with exactly the 
         previous: { title: 'before' },
       });
     for (const project of [kept, other])
-      await api.repositories.events.record(write, {
+      await api.repositories.eventLog.record(write, {
         tenantId,
         type: 'project.updated',
         projectId: project.project_id,

@@ -6,7 +6,7 @@ import { capturedLog } from '../support/captured-log';
 import { startTestService, type RawResponse, type TestService } from '../support/test-service';
 
 let api: TestService;
-// The shared read runs on the pool of the work beside requests: its tries are counted by what it logs of each failure.
+// The shared read runs on the background jobs' pool: its tries are counted by what it logs of each failure.
 const log = capturedLog();
 const failedRead = 'reading the event feed for waiting polls failed; trying again at the next look';
 

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { seedTenant } from '../support/keyed-creates';
 import { killHard, serveProcess, type ServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';

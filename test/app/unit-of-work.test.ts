@@ -14,7 +14,7 @@ import {
 import { WriteConflictError } from '../../src/db/database-errors';
 import { createKnex } from '../../src/db/knex';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createRepositories, type Repositories } from '../../src/db/repositories';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
 import type { WriteContext } from '../../src/db/transactions';
 import { IdempotencyKeyReusedError, IdempotencyKeyTakenError } from '../../src/errors';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';

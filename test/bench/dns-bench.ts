@@ -11,7 +11,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { issueApiKey } from '../../src/cli/issue-api-key';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { startNameServer } from '../support/name-server';
 import { withKnex } from './fixture';

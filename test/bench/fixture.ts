@@ -8,7 +8,7 @@ import { issueApiKey } from '../../src/cli/issue-api-key';
 import type { DatabaseConfig } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import type { Operation } from './load';
 

@@ -6,7 +6,7 @@
 import { createClient } from '../../clients/typescript/src';
 import { issueApiKey } from '../../src/cli/issue-api-key';
 import { createKnex } from '../../src/db/knex';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { serviceArguments, startServerProcess } from './processes';
 import { fmt, mark } from './report';

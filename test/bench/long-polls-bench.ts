@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { Knex } from 'knex';
 import { issueApiKey } from '../../src/cli/issue-api-key';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import type { ServerProcess } from './processes';
 import { fmt, mark } from './report';
 

@@ -11,7 +11,7 @@
 import os from 'node:os';
 import type { Knex } from 'knex';
 import type { DatabaseConfig } from '../../src/config';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { encodeCursor } from '../../src/db/keyset';
 import type { DbTimestamp } from '../../src/db/timestamps';
 import { createMysqlDatabase } from '../support/mysql-database';

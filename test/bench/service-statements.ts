@@ -1,7 +1,7 @@
 /**
  * The statements the service sends for each benchmarked operation, noted from knex as it runs
  * them once in this process: what the baseline must run too, for its figures to be a fair floor.
- * The event numbering's work beside the requests (its lease, its transactions) is not a
+ * The event numbering's background job (its lease, its transactions) is not a
  * request's: it is left out.
  */
 import { loadConfig } from '../../src/config';

@@ -11,7 +11,7 @@ import {
   type TaskTrackerClient,
 } from '../../clients/typescript/src';
 import { startTestService, type TestService } from '../support/test-service';
-import { encodeEventCursor } from '../../src/db/event-cursor';
+import { encodeEventCursor } from '../../src/events/event-cursor';
 
 let api: TestService;
 let client: TaskTrackerClient;

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createRepositories, type Repositories } from '../../src/db/repositories';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
 import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';
 import { taskRows } from '../bench/fixture';
 

@@ -5,7 +5,7 @@
  */
 import { issueApiKey } from '../../src/cli/issue-api-key';
 import { createKnex } from '../../src/db/knex';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { startService, type RunningService } from '../../src/server';
 import { OwnMariaDb } from '../support/own-mariadb';
 import { testConfig } from '../support/test-config';

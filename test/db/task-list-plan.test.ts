@@ -16,7 +16,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { createKnex } from '../../src/db/knex';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createRepositories, type Repositories } from '../../src/db/repositories';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';
 

@@ -8,8 +8,8 @@ import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { WriteConflictError } from '../../src/db/database-errors';
-import type { Lease } from '../../src/db/leases-repository';
-import { createRepositories, type Repositories } from '../../src/db/repositories';
+import type { Lease } from '../../src/events/leases-repository';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
 import type { Transaction } from '../../src/db/transactions';
 import {
   numberPending,

@@ -1,7 +1,7 @@
 /**
- * The layering is a lint rule: an upward import (src/db reaching into HTTP, a room beside requests
- * reaching into the HTTP layer, a handler into the router) fails `npm run lint`, naming the rule
- * broken; the imports the flow allows pass.
+ * The layering is a lint rule: an upward import (src/db reaching into HTTP or a feature, a feature
+ * into the HTTP layer or into another feature, a handler into the router) fails `npm run lint`,
+ * naming the rule broken; the imports the flow allows pass.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -28,14 +28,45 @@ it.each([
     'src/db is the lowest layer',
   ],
   [
-    'src/webhooks/upward.ts',
-    "import { problemFor } from '../http/problems';",
-    'knows nothing of HTTP',
+    'src/db/upward.ts',
+    "import { eventsRepository } from '../events/events-repository';",
+    'src/db is the lowest layer',
   ],
-  ['src/events/upward.ts', "import { startService } from '../server';", 'knows nothing of HTTP'],
+  [
+    'src/db/upward.ts',
+    "import { createRepositories } from '../all-repositories';",
+    'src/db is the lowest layer',
+  ],
+  [
+    'src/background/upward.ts',
+    "import { startFeedWatcher } from '../events/feed-watcher';",
+    'imports no feature',
+  ],
+  ['src/webhooks/upward.ts', "import { problemFor } from '../http/problems';", 'A feature imports'],
+  ['src/events/upward.ts', "import { startService } from '../server';", 'A feature imports'],
+  [
+    'src/webhooks/sideways.ts',
+    "import { eventsRepository } from '../events/events-repository';",
+    'never another feature',
+  ],
+  [
+    'src/cleanup/sideways.ts',
+    "import type { WebhookRepositories } from '../webhooks/repositories';",
+    'never another feature',
+  ],
+  [
+    'src/app/upward.ts',
+    "import type { EventRepositories } from '../events/repositories';",
+    'knows nothing of HTTP, handlers or the features',
+  ],
+  [
+    'src/handlers/upward.ts',
+    "import type { Repositories } from '../all-repositories';",
+    'below the HTTP layer',
+  ],
   [
     'src/contract-testing/inward.ts',
-    "import { createRepositories } from '../db/repositories';",
+    "import { createCoreRepositories } from '../db/repositories';",
     'Contract testing drives the sandbox over HTTP',
   ],
   [
@@ -70,15 +101,27 @@ it('lets each layer import the one below it', () => {
   const allowed = [
     [
       'src/http/fine.ts',
-      "import { createRepositories } from '../db/repositories';\nexport const used = createRepositories;\n",
+      "import { createCoreRepositories } from '../db/repositories';\nexport const used = createCoreRepositories;\n",
     ],
     [
       'src/webhooks/fine.ts',
-      "import type { Repositories } from '../db/repositories';\nexport type Used = Repositories;\n",
+      "import type { CoreRepositories } from '../db/repositories';\nexport type Used = CoreRepositories;\n",
+    ],
+    [
+      'src/events/fine.ts',
+      "import { toEvent } from '../db/event-log';\nimport { repeatCycle } from '../background/repeating-cycle';\nexport const used = [toEvent, repeatCycle];\n",
+    ],
+    [
+      'src/handlers/fine.ts',
+      "import type { WebhookRepositories } from '../webhooks/repositories';\nexport type Used = WebhookRepositories;\n",
+    ],
+    [
+      'src/server.ts',
+      "import { createRepositories } from './all-repositories';\nexport const used = createRepositories;\n",
     ],
     [
       'src/app/fine.ts',
-      "import type { Repositories } from '../db/repositories';\nexport type Used = Repositories;\n",
+      "import type { CoreRepositories } from '../db/repositories';\nexport type Used = CoreRepositories;\n",
     ],
     [
       'src/http/fine.ts',

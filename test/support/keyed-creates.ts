@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import { generateApiKey, hashApiKey } from '../../src/api-key-format';
 import type { DatabaseConfig } from '../../src/config';
-import { createRepositories } from '../../src/db/repositories';
+import { createRepositories } from '../../src/all-repositories';
 import { startService } from '../../src/server';
 import { testConfig } from './test-config';
 

@@ -9,7 +9,7 @@ import type { Config } from '../../src/config';
 import type { paths } from '../../generated/api';
 import { hashApiKey, type ApiKeyScope } from '../../src/api-key-format';
 import { issueApiKey } from '../../src/cli/issue-api-key';
-import { createRepositories, type Repositories } from '../../src/db/repositories';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
 import { startService, type RunningService } from '../../src/server';
 import { assertConformsToContract } from './contract';
 import { startPrism } from './prism';

@@ -101,7 +101,7 @@ it('never holds more than its slots, nor more than 10 to one endpoint, and uses 
   await until(() => sender.open().length === 16);
   await pass(50);
   expect(sender.open()).toHaveLength(16);
-  // Answered a few at a time, the oldest first: the slots refill as they free.
+  // Answered a few at a time, the oldest first: the slots are topped up as they free.
   await answerAll(sender, queue);
   expect(sender.maxOpen).toBe(16);
   expect(counts.maxInFlight).toBe(16);
@@ -114,7 +114,7 @@ it('claims more for an endpoint whose attempts all ended before the claim, witho
   const queue = new FakeQueue();
   queue.endpoint('t1', 'a');
   queue.plan('a', 200);
-  // Answered at once: an endpoint's attempts in flight end before the claim that refills it.
+  // Answered at once: an endpoint's attempts in flight end before the claim that tops it up.
   const sender = new FakeSender();
   start(queue, sender, { maxInFlight: 64 });
   // The poll comes every 200 ms; each claim takes at most 20.
@@ -316,7 +316,7 @@ it('stops: looks no more, calls off what is in flight, gives every claim and end
   expect(queue.pending()).toHaveLength(60);
   expect(counts.attempted.size).toBe(0);
   expect(counts.inFlight).toBe(0);
-  expect((queue.called('stopServing')[0].args[0] as string[]).sort()).toEqual(['a', 'b']);
+  expect((queue.called('releaseLeases')[0].args[0] as string[]).sort()).toEqual(['a', 'b']);
   await pass(1000);
   expect(queue.calls.filter((call) => call.at > stoppedAt && call.method === 'claim')).toEqual([]);
   expect(sender.requests).toHaveLength(8);

@@ -11,7 +11,7 @@ import type {
   DeliveryOutcome,
   DeliverySuccess,
   DueEndpoint,
-} from '../../src/db/delivery-queue-repository';
+} from '../../src/webhooks/delivery-queue-repository';
 import type { DeliveryQueue } from '../../src/webhooks/delivery-worker';
 import type { Attempt, AttemptResult, WebhookClient } from '../../src/webhooks/http-client';
 import type { DeliveryOutcomeLabel, WebhookMetrics } from '../../src/webhooks/attempt-metrics';
@@ -89,8 +89,8 @@ export class FakeQueue implements DeliveryQueue {
     holder: string,
     claim: string,
     wanted: number,
-    times: { leaseMs: number; serveMs: number; graceMs: number },
-  ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
+    times: { leaseMs: number; endpointLeaseMs: number; graceMs: number },
+  ): Promise<{ leasedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
     this.call('claim', endpointId, holder, claim, wanted, times);
     const endpoint = this.endpointsById.get(endpointId);
     if (!endpoint?.enabled) return undefined;
@@ -105,7 +105,7 @@ export class FakeQueue implements DeliveryQueue {
       throw new Error('the connection broke at the commit');
     }
     return {
-      servedUntil: Date.now() + times.serveMs,
+      leasedUntil: Date.now() + times.endpointLeaseMs,
       deliveries: rows.map((row) => ({
         deliveryId: row.deliveryId,
         claim,
@@ -122,18 +122,22 @@ export class FakeQueue implements DeliveryQueue {
     };
   }
 
-  async stillServed(endpointIds: string[], holder: string): Promise<Set<string>> {
-    this.call('stillServed', endpointIds, holder);
+  async stillLeased(endpointIds: string[], holder: string): Promise<Set<string>> {
+    this.call('stillLeased', endpointIds, holder);
     return this.enabled(endpointIds);
   }
 
-  async keepServing(endpointIds: string[], holder: string, serveMs: number): Promise<Set<string>> {
-    this.call('keepServing', endpointIds, holder, serveMs);
+  async renewLeases(
+    endpointIds: string[],
+    holder: string,
+    endpointLeaseMs: number,
+  ): Promise<Set<string>> {
+    this.call('renewLeases', endpointIds, holder, endpointLeaseMs);
     return this.enabled(endpointIds);
   }
 
-  async stopServing(endpointIds: string[], holder: string): Promise<void> {
-    this.call('stopServing', endpointIds, holder);
+  async releaseLeases(endpointIds: string[], holder: string): Promise<void> {
+    this.call('releaseLeases', endpointIds, holder);
   }
 
   async eventsToSend(eventIds: string[]): Promise<Map<string, Event>> {

@@ -5,7 +5,7 @@
  * connection instead.
  */
 import type { Knex } from 'knex';
-import type { Attempt, Transaction } from '../transactions';
+import type { Attempt, Transaction } from './attempt';
 import { pipelined, type HeldStatement, type Statement } from './pipelined-connection';
 
 /** knex's pool, as its runner uses it: not part of knex's documented API. */

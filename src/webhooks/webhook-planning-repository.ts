@@ -9,9 +9,9 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import { isDuplicateKey, translatingErrors, WriteConflictError } from './database-errors';
-import { nowForDb } from './timestamps';
-import { inTransaction } from './transactions';
+import { isDuplicateKey, translatingErrors, WriteConflictError } from '../db/database-errors';
+import { nowForDb } from '../db/timestamps';
+import { inTransaction } from '../db/transactions';
 import { plannedAttempt } from './webhook-deliveries-repository';
 import { eventTypesOf } from './webhook-endpoints-repository';
 

@@ -4,9 +4,9 @@
  * claims of the same row there conflict at commit, and one fails).
  */
 import type { Knex } from 'knex';
-import { isDuplicateKey, translatingErrors } from './database-errors';
-import { nowForDb, toDbTimestamp } from './timestamps';
-import type { Transaction } from './transactions';
+import { isDuplicateKey, translatingErrors } from '../db/database-errors';
+import { nowForDb, toDbTimestamp } from '../db/timestamps';
+import type { Transaction } from '../db/transactions';
 
 export interface Lease {
   name: string;

@@ -5,7 +5,7 @@
  * most an endpoint takes, so the signatures a delivery carries stay few.
  */
 import { ProblemError } from '../errors';
-import { fromDbTimestamp, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { fromDbTimestamp, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 
 /** How long a replaced secret keeps signing beside the newer ones. */
 export const retiredSigningMs = 24 * 3_600_000;

@@ -9,11 +9,11 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { EndpointDisabledError, UnknownEventError } from '../errors';
-import { translatingErrors } from './database-errors';
-import { numbered } from './events-repository';
-import { selectPage } from './keyset';
-import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import type { QuerySource, WriteContext } from './transactions';
+import { translatingErrors } from '../db/database-errors';
+import { numbered } from '../db/event-log';
+import { selectPage } from '../db/keyset';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import type { QuerySource, WriteContext } from '../db/transactions';
 
 type WebhookDelivery = components['schemas']['WebhookDelivery'];
 type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage'];

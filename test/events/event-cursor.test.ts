@@ -3,7 +3,7 @@
  * sends as a cursor is refused as one that cannot be decoded (400 invalid-cursor), never read as
  * some other position.
  */
-import { decodeEventCursor, encodeEventCursor } from '../../src/db/event-cursor';
+import { decodeEventCursor, encodeEventCursor } from '../../src/events/event-cursor';
 import { InvalidCursorError } from '../../src/errors';
 
 const spelled = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

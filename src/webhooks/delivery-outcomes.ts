@@ -5,44 +5,16 @@
  * and this file only writes; successes many at a time, in one statement.
  */
 import type { Knex } from 'knex';
-import type { ClaimedDelivery } from './delivery-queue-repository';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction, type Transaction } from './transactions';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { inTransaction, type Transaction } from '../db/transactions';
+import type {
+  ClaimedDelivery,
+  DeliveryOutcome,
+  DeliverySuccess,
+  DisabledReason,
+  EndpointHealthChange,
+} from './queue-items';
 import { plannedAttempt } from './webhook-deliveries-repository';
-
-/** Why an endpoint is disabled by its deliveries. */
-export type DisabledReason = 'gone' | 'failing';
-
-/** What an attempt's outcome does to its endpoint. */
-export interface EndpointHealthChange {
-  /** The endpoint's run of failures ends (it was failing, and this attempt succeeded). */
-  recovers: boolean;
-  /** A run of failures begins now (it was not failing, and this attempt failed). */
-  startsFailing: boolean;
-  /**
-   * Disable the endpoint: at once (gone), or only if its run of failures began at `failingBefore`
-   * or earlier (failing).
-   */
-  disable?: { reason: 'gone' } | { reason: 'failing'; failingBefore: Date };
-}
-
-export interface DeliveryOutcome {
-  succeeded: boolean;
-  responseStatus: number | null;
-  error: string | null;
-  durationMs: number;
-  /** When the next attempt is planned; none when the schedule is spent (or on success). */
-  retryAt?: Date;
-  endpoint: EndpointHealthChange;
-}
-
-/** A success to write with others: its endpoint recovers when it was failing. */
-export interface DeliverySuccess {
-  delivery: ClaimedDelivery;
-  responseStatus: number;
-  durationMs: number;
-  recovers: boolean;
-}
 
 const readCommitted = { readCommitted: true };
 

@@ -8,11 +8,11 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
 import { LimitReachedError, PreconditionFailedError } from '../errors';
-import { isDuplicateKey, translatingErrors, WriteConflictError } from './database-errors';
-import { selectPage } from './keyset';
-import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import type { QuerySource, Transaction, WriteContext } from './transactions';
-import { lockingRead, type VersionCondition, type Versioned } from './versioned';
+import { isDuplicateKey, translatingErrors, WriteConflictError } from '../db/database-errors';
+import { selectPage } from '../db/keyset';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import type { QuerySource, Transaction, WriteContext } from '../db/transactions';
+import { lockingRead, type VersionCondition, type Versioned } from '../db/versioned';
 import { rotation } from './webhook-secrets';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];

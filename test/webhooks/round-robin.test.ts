@@ -1,12 +1,12 @@
 /** The order of a look's claims: tenants in turn, each tenant's endpoints from where it left off. */
-import { ClaimTurns } from '../../src/webhooks/claim-turns';
+import { RoundRobin } from '../../src/webhooks/round-robin';
 
 const due = (tenantId: string, endpointId: string) => ({ tenantId, endpointId });
 const ids = (list: Array<{ endpointId: string }>) => list.map((item) => item.endpointId);
 
 it('takes the tenants in turn, one endpoint each, whatever order they were found in', () => {
-  const turns = new ClaimTurns();
-  const order = turns.order([
+  const roundRobin = new RoundRobin();
+  const order = roundRobin.order([
     due('t1', 'a3'),
     due('t1', 'a1'),
     due('t1', 'a2'),
@@ -18,10 +18,10 @@ it('takes the tenants in turn, one endpoint each, whatever order they were found
 });
 
 it("starts each tenant's turn after the endpoint it last claimed for", () => {
-  const turns = new ClaimTurns();
+  const roundRobin = new RoundRobin();
   const found = [due('t1', 'a1'), due('t1', 'a2'), due('t1', 'a3'), due('t2', 'b1')];
-  turns.claimed(due('t1', 'a2'));
-  expect(ids(turns.order(found))).toEqual(['a3', 'b1', 'a1', 'a2']);
-  turns.claimed(due('t1', 'a3'));
-  expect(ids(turns.order(found))).toEqual(['a1', 'b1', 'a2', 'a3']);
+  roundRobin.claimed(due('t1', 'a2'));
+  expect(ids(roundRobin.order(found))).toEqual(['a3', 'b1', 'a1', 'a2']);
+  roundRobin.claimed(due('t1', 'a3'));
+  expect(ids(roundRobin.order(found))).toEqual(['a1', 'b1', 'a2', 'a3']);
 });

@@ -1,15 +1,15 @@
 /**
- * The order in which a look claims for the endpoints it found due: tenants take turns, and each
- * tenant's endpoints take turns from where its last claim left off, so that when there is room
- * for a few claims only, the same endpoints do not take it at every look.
+ * The order a look claims for the endpoints it found due: round-robin over tenants, and over each
+ * tenant's endpoints from where its last claim left off, so that when there is room for a few
+ * claims only, the same endpoints do not take it at every look.
  */
-import type { DueEndpoint } from '../db/delivery-queue-repository';
+import type { DueEndpoint } from './delivery-queue-repository';
 
-export class ClaimTurns {
-  /** Where each tenant's turn at claims starts next: after the endpoint it last claimed for. */
+export class RoundRobin {
+  /** Where each tenant's round starts next: after the endpoint it last claimed for. */
   private readonly lastClaimed = new Map<string, string>();
 
-  /** The endpoints to claim for, tenants taking turns, each tenant's endpoints from where it left off. */
+  /** The endpoints to claim for, round-robin by tenant, each tenant's endpoints from where it left off. */
   order(candidates: DueEndpoint[]): DueEndpoint[] {
     const byTenant = new Map<string, DueEndpoint[]>();
     for (const due of candidates)
@@ -26,7 +26,7 @@ export class ClaimTurns {
     return ordered;
   }
 
-  /** Notes a claim for the endpoint: its tenant's next turn starts after it. */
+  /** Notes a claim for the endpoint: its tenant's next round starts after it. */
   claimed(due: DueEndpoint): void {
     this.lastClaimed.set(due.tenantId, due.endpointId);
   }

@@ -1,7 +1,7 @@
 /**
  * The webhook delivery worker's side of `webhook_deliveries`: which endpoints have attempts due,
  * claims of those attempts, claims given back, and their outcomes (written by
- * delivery-outcomes.ts). An instance serves an endpoint (endpoint-serving.ts) before it claims the
+ * delivery-outcomes.ts). An instance holds an endpoint's lease (endpoint-leases.ts) before it claims the
  * endpoint's due attempts with conditional updates and a lease (claimed_by, lease_until); it makes
  * them outside any transaction and writes each outcome back under its claim. No row locks are
  * relied on, so the claims hold on a cluster where one node's locks do not block another's.
@@ -15,51 +15,26 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import { translatingErrors } from './database-errors';
+import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
-import { endpointServing } from './endpoint-serving';
-import { numbered, toEvent, type EventRow } from './events-repository';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
-import { inTransaction } from './transactions';
+import { endpointLeases } from './endpoint-leases';
+import { numbered, toEvent, type EventRow } from '../db/event-log';
+import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { inTransaction } from '../db/transactions';
+import type { ClaimedDelivery, DueEndpoint } from './queue-items';
 import { signingSecrets } from './webhook-secrets';
 
 export type {
+  ClaimedDelivery,
   DeliveryOutcome,
   DeliverySuccess,
   DisabledReason,
+  DueEndpoint,
   EndpointHealthChange,
-} from './delivery-outcomes';
+} from './queue-items';
 
 type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
-
-/**
- * An attempt this instance has claimed, with what making it needs but its event, which is read
- * just before the attempt is made (a claimed attempt waiting for its turn holds no event body).
- */
-export interface ClaimedDelivery {
-  deliveryId: string;
-  /** The claim: the outcome is written only while the row is still under it. */
-  claim: string;
-  /** When the claim runs out at the soonest (epoch milliseconds): past it another claim may make the attempt. */
-  leaseUntil: number;
-  endpointId: string;
-  tenantId: string;
-  url: string;
-  /** The secrets that sign it: the current one, then those replaced in the last 24 hours. */
-  secrets: string[];
-  /** Whether the endpoint's attempts were failing when it was claimed. */
-  endpointFailing: boolean;
-  eventId: string;
-  eventType: EventType;
-  attempt: number;
-}
-
-/** An endpoint with due attempts that an instance may serve. */
-export interface DueEndpoint {
-  endpointId: string;
-  tenantId: string;
-}
 
 export type DeliveryQueueRepository = ReturnType<typeof deliveryQueueRepository>;
 
@@ -114,7 +89,7 @@ function toClaimed(
 }
 
 export function deliveryQueueRepository(knex: Knex) {
-  const serving = endpointServing(knex);
+  const leases = endpointLeases(knex);
   const outcomes = deliveryOutcomes(knex);
 
   /**
@@ -138,7 +113,7 @@ export function deliveryQueueRepository(knex: Knex) {
       'webhook-claim',
       async ({ trx }) => {
         const now = nowForDb();
-        // Of an endpoint still enabled; its serving was made sure of before.
+        // Of an endpoint still enabled; its lease was taken before.
         const rows: ClaimRow[] = await trx('webhook_deliveries')
           .where('webhook_deliveries.webhook_endpoint_id', endpointId)
           .modify(due, now)
@@ -195,9 +170,9 @@ export function deliveryQueueRepository(knex: Knex) {
 
   return translatingErrors({
     /**
-     * The enabled endpoints that have an attempt due and unclaimed, and that `holder` serves or
-     * may take over (served by no one, or by a holder whose time ran out more than `graceMs` ago):
-     * one probe of an index each, then their serving leases.
+     * The enabled endpoints that have an attempt due and unclaimed, and whose lease `holder` has or
+     * may take (no one's, or a holder's that ran out more than `graceMs` ago): one probe of an
+     * index each, then their leases.
      */
     async endpointsWithDueAttempts(holder: string, graceMs: number): Promise<DueEndpoint[]> {
       const now = nowForDb();
@@ -213,7 +188,7 @@ export function deliveryQueueRepository(knex: Knex) {
         })
         .select('e.webhook_endpoint_id', 'e.tenant_id');
       if (rows.length === 0) return [];
-      const others = await serving.servedByOthers(
+      const others = await leases.leasedByOthers(
         rows.map((row) => row.webhook_endpoint_id),
         holder,
         graceMs,
@@ -224,11 +199,11 @@ export function deliveryQueueRepository(knex: Knex) {
     },
 
     /**
-     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` serves the
-     * endpoint or may take it over: serving is made sure of first (a conditional update of its
-     * own, see endpoint-serving.ts), then each attempt is taken with a conditional update, so no
-     * attempt is claimed twice while its lease runs. Answers undefined when another holder serves
-     * the endpoint (or it is disabled or gone), and otherwise until when it is served at the
+     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` has the
+     * endpoint's lease or may take it: the lease is taken or renewed first (a conditional update of
+     * its own, see endpoint-leases.ts), then each attempt is taken with a conditional update, so no
+     * attempt is claimed twice while its lease runs. Answers undefined when another holder has
+     * the endpoint's lease (or it is disabled or gone), and otherwise when the lease runs out at the
      * soonest (epoch milliseconds). The attempts come without their events: see eventsToSend.
      * `claim` names the claim, so that a claim whose answer was lost (the connection broke at its
      * commit) can be given back (releaseClaim) rather than left to run out.
@@ -238,22 +213,22 @@ export function deliveryQueueRepository(knex: Knex) {
       holder: string,
       claim: string,
       wanted: number,
-      times: { leaseMs: number; serveMs: number; graceMs: number },
-    ): Promise<{ servedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
+      times: { leaseMs: number; endpointLeaseMs: number; graceMs: number },
+    ): Promise<{ leasedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
       if (
         (await knex('webhook_endpoints')
           .first('webhook_endpoint_id')
           .where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined
       )
         return undefined;
-      const servedUntil = await serving.serve(endpointId, holder, times);
-      if (servedUntil === undefined) return undefined;
-      return { servedUntil, deliveries: await takeDue(endpointId, claim, wanted, times.leaseMs) };
+      const leasedUntil = await leases.take(endpointId, holder, times);
+      if (leasedUntil === undefined) return undefined;
+      return { leasedUntil, deliveries: await takeDue(endpointId, claim, wanted, times.leaseMs) };
     },
 
-    stillServed: serving.stillServed,
-    keepServing: serving.keepServing,
-    stopServing: serving.stopServing,
+    stillLeased: leases.stillLeased,
+    renewLeases: leases.renewLeases,
+    releaseLeases: leases.releaseLeases,
 
     /**
      * How many attempts of enabled endpoints were due at `dueBy` or before and are not yet made

@@ -1,46 +1,27 @@
 /**
- * Events: written in the transaction of the change they record, numbered per tenant after they
- * commit (one numbering writer at a time, holding a lease), and read back as a feed of numbered
- * events only.
+ * Events' numbering and feed: numbered per tenant after they commit (one numbering writer at a
+ * time, holding a lease), and read back as a feed of numbered events only. A change writes its
+ * event through src/db/event-log.ts.
  */
 import type { Knex } from 'knex';
-import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { CursorExpiredError } from '../errors';
-import { affectedRows } from './affected-rows';
-import { encodeEventCursor } from './event-cursor';
-import { readPage } from './page-reads';
-import { translatingErrors } from './database-errors';
-import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
+import { affectedRows } from '../db/affected-rows';
+import { translatingErrors } from '../db/database-errors';
 import {
-  inTransaction,
-  type QuerySource,
-  type Transaction,
-  type WriteContext,
-} from './transactions';
+  awaitingNumber,
+  awaitingNumberSql,
+  numbered,
+  toEvent,
+  type EventRow,
+} from '../db/event-log';
+import { readPage } from '../db/page-reads';
+import { toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { inTransaction, type QuerySource, type Transaction } from '../db/transactions';
+import { CursorExpiredError } from '../errors';
+import { encodeEventCursor } from './event-cursor';
 
 type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
-type EventData = components['schemas']['EventData'];
-
-export interface NewEvent {
-  tenantId: string;
-  type: EventType;
-  projectId: string;
-  object: EventData['object'];
-  /** On an update: the fields that changed, with their old values. */
-  previous?: EventData['previous'];
-}
-
-export interface EventRow {
-  event_id: string;
-  sequence: number;
-  type: EventType;
-  created_at: DbTimestamp;
-  project_id: string;
-  request_id: string;
-  data: string;
-}
 
 export interface FeedQuery {
   /** The position to read after (the last sequence a consumer has), or none: from the oldest kept. */
@@ -57,25 +38,6 @@ export interface FeedPage {
   hasMore: boolean;
 }
 
-/**
- * An event waits for its number with sequence 0 (numbers start at 1), not NULL: numbering then
- * changes a value of the same size, which InnoDB updates in place, where from NULL the row would
- * grow and be rewritten. Events written by an instance older than this, during a rolling upgrade,
- * wait with NULL.
- */
-const awaitingNumberSql = '(sequence = 0 or sequence is null)';
-export const awaitingNumber = (q: Knex.QueryBuilder) => q.whereRaw(awaitingNumberSql);
-/** Events that have their number. */
-export const numbered = (q: Knex.QueryBuilder) => q.where('sequence', '>', 0);
-
-/** The fields of `before` that differ in `after`, with their values in `before`. */
-export function changedFields<T extends object>(before: T, after: T): Partial<T> {
-  const previous: Partial<T> = {};
-  for (const field of Object.keys(before) as Array<keyof T>)
-    if (before[field] !== after[field]) previous[field] = before[field];
-  return previous;
-}
-
 /** An event awaiting its number, as the numbering transaction reads it. */
 export interface PendingEvent {
   event_id: string;
@@ -83,43 +45,9 @@ export interface PendingEvent {
   created_at: DbTimestamp;
 }
 
-/** The Event exactly as the feed shows it. */
-export function toEvent(row: EventRow): Event {
-  return {
-    event_id: row.event_id,
-    sequence: Number(row.sequence),
-    type: row.type,
-    created_at: fromDbTimestamp(row.created_at),
-    project_id: row.project_id,
-    request_id: row.request_id,
-    data: JSON.parse(row.data),
-  };
-}
-
 export type EventsRepository = ReturnType<typeof eventsRepository>;
 
-/** An event row's columns, in the order of the insert's bindings. */
-const eventColumns = [
-  'event_id',
-  'tenant_id',
-  'sequence',
-  'type',
-  'project_id',
-  'request_id',
-  'data',
-  'created_at',
-] as const;
-
 export function eventsRepository(knex: Knex) {
-  // Built by knex once, not for every change: the same statement each time, with new values.
-  // Each column's stand-in value tells which binding is whose.
-  const insertEvent = knex('events')
-    .insert(Object.fromEntries(eventColumns.map((column) => [column, `\u0000${column}`])))
-    .toSQL();
-  const bindingColumns = insertEvent.bindings.map(
-    (standIn) => String(standIn).slice(1) as (typeof eventColumns)[number],
-  );
-
   const lastSequenceOf = async (tenantId: string) =>
     Number(
       (await knex('event_sequences').first('last_sequence').where('tenant_id', tenantId))
@@ -127,25 +55,6 @@ export function eventsRepository(knex: Knex) {
     );
 
   return translatingErrors({
-    /** Writes the event of a change in the change's own transaction; it has no number yet. */
-    async record({ trx, requestId }: WriteContext, event: NewEvent): Promise<void> {
-      const row: Record<(typeof eventColumns)[number], Knex.Value> = {
-        event_id: uuidv7(),
-        tenant_id: event.tenantId,
-        sequence: 0,
-        type: event.type,
-        project_id: event.projectId,
-        request_id: requestId,
-        data: JSON.stringify({ object: event.object, previous: event.previous }),
-        created_at: nowForDb(),
-      };
-      // Nothing waits on it (the await matters only with LIBRARY_SHIMS=off): it goes to the database with the change's next statement or its COMMIT.
-      await trx.later({
-        sql: insertEvent.sql,
-        bindings: bindingColumns.map((column) => row[column]),
-      });
-    },
-
     /** The position after the tenant's newest numbered event: where a consumer following from now starts. */
     latest: lastSequenceOf,
 

@@ -1,0 +1,111 @@
+/**
+ * The `events` table as every feature shares it: a change writes its event in its own transaction
+ * (so src/db's resources record events without importing src/events), and what a numbered event
+ * looks like when read back. Numbering and the feed's reads live in src/events.
+ */
+import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import type { components } from '../../generated/api';
+import { translatingErrors } from './database-errors';
+import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
+import type { WriteContext } from './transactions';
+
+type Event = components['schemas']['Event'];
+type EventType = components['schemas']['EventType'];
+type EventData = components['schemas']['EventData'];
+
+export interface NewEvent {
+  tenantId: string;
+  type: EventType;
+  projectId: string;
+  object: EventData['object'];
+  /** On an update: the fields that changed, with their old values. */
+  previous?: EventData['previous'];
+}
+
+export interface EventRow {
+  event_id: string;
+  sequence: number;
+  type: EventType;
+  created_at: DbTimestamp;
+  project_id: string;
+  request_id: string;
+  data: string;
+}
+
+/**
+ * An event waits for its number with sequence 0 (numbers start at 1), not NULL: InnoDB updates a
+ * value of the same size in place. Events written during a rolling upgrade by an older instance
+ * wait with NULL.
+ */
+export const awaitingNumberSql = '(sequence = 0 or sequence is null)';
+export const awaitingNumber = (q: Knex.QueryBuilder) => q.whereRaw(awaitingNumberSql);
+/** Events that have their number. */
+export const numbered = (q: Knex.QueryBuilder) => q.where('sequence', '>', 0);
+
+/** The fields of `before` that differ in `after`, with their values in `before`. */
+export function changedFields<T extends object>(before: T, after: T): Partial<T> {
+  const previous: Partial<T> = {};
+  for (const field of Object.keys(before) as Array<keyof T>)
+    if (before[field] !== after[field]) previous[field] = before[field];
+  return previous;
+}
+
+/** The Event exactly as the feed shows it. */
+export function toEvent(row: EventRow): Event {
+  return {
+    event_id: row.event_id,
+    sequence: Number(row.sequence),
+    type: row.type,
+    created_at: fromDbTimestamp(row.created_at),
+    project_id: row.project_id,
+    request_id: row.request_id,
+    data: JSON.parse(row.data),
+  };
+}
+
+export type EventLog = ReturnType<typeof eventLog>;
+
+/** An event row's columns, in the order of the insert's bindings. */
+const eventColumns = [
+  'event_id',
+  'tenant_id',
+  'sequence',
+  'type',
+  'project_id',
+  'request_id',
+  'data',
+  'created_at',
+] as const;
+
+export function eventLog(knex: Knex) {
+  // Built by knex once, not for every change: the same statement each time, with new values.
+  // Each column's stand-in value tells which binding is whose.
+  const insertEvent = knex('events')
+    .insert(Object.fromEntries(eventColumns.map((column) => [column, `\u0000${column}`])))
+    .toSQL();
+  const bindingColumns = insertEvent.bindings.map(
+    (standIn) => String(standIn).slice(1) as (typeof eventColumns)[number],
+  );
+
+  return translatingErrors({
+    /** Writes the event of a change in the change's own transaction; it has no number yet. */
+    async record({ trx, requestId }: WriteContext, event: NewEvent): Promise<void> {
+      const row: Record<(typeof eventColumns)[number], Knex.Value> = {
+        event_id: uuidv7(),
+        tenant_id: event.tenantId,
+        sequence: 0,
+        type: event.type,
+        project_id: event.projectId,
+        request_id: requestId,
+        data: JSON.stringify({ object: event.object, previous: event.previous }),
+        created_at: nowForDb(),
+      };
+      // Nothing waits on it (the await matters only with LIBRARY_SHIMS=off): it goes to the database with the change's next statement or its COMMIT.
+      await trx.later({
+        sql: insertEvent.sql,
+        bindings: bindingColumns.map((column) => row[column]),
+      });
+    },
+  });
+}
