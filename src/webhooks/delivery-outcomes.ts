@@ -5,6 +5,7 @@
  * and this file only writes; successes many at a time, in one statement.
  */
 import type { Knex } from 'knex';
+import { affectedRows } from '../db/affected-rows';
 import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction, type Transaction } from '../db/transactions';
 import type {
@@ -102,14 +103,7 @@ export function deliveryOutcomes(knex: Knex) {
      */
     async recordSuccesses(successes: DeliverySuccess[]): Promise<number> {
       if (successes.length === 0) return 0;
-      const cases = (value: (success: DeliverySuccess) => number) => ({
-        sql: `case delivery_id ${successes.map(() => 'when ? then ?').join(' ')} end`,
-        bindings: successes.flatMap((success) => [success.delivery.deliveryId, value(success)]),
-      });
-      const status = cases((success) => success.responseStatus);
-      const duration = cases((success) => success.durationMs);
-      const ids = successes.map((success) => success.delivery.deliveryId);
-      const claims = [...new Set(successes.map((success) => success.delivery.claim))];
+      const update = successesUpdate(successes);
       const recovered = [
         ...new Set(
           successes
@@ -123,19 +117,7 @@ export function deliveryOutcomes(knex: Knex) {
         knex,
         'webhook-successes',
         async ({ trx }) => {
-          const updated = await trx('webhook_deliveries')
-            .whereIn('delivery_id', ids)
-            .whereIn('claimed_by', claims)
-            .where('status', 'pending')
-            .update({
-              status: 'succeeded',
-              response_status: knex.raw(status.sql, status.bindings),
-              error: null,
-              duration_ms: knex.raw(duration.sql, duration.bindings),
-              next_attempt_at: null,
-              claimed_by: null,
-              lease_until: null,
-            });
+          const updated = affectedRows(await trx.raw(update.sql, update.bindings));
           if (recovered.length > 0)
             await trx('webhook_endpoints')
               .whereIn('webhook_endpoint_id', recovered)
@@ -146,5 +128,30 @@ export function deliveryOutcomes(knex: Knex) {
         readCommitted,
       );
     },
+  };
+}
+
+const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
+/**
+ * The successes' one UPDATE, written as text: with two values an attempt, knex's builder spent
+ * more on compiling it than mysql2 on sending it. The same SQL for MySQL and SQLite.
+ */
+function successesUpdate(successes: DeliverySuccess[]): { sql: string; bindings: Knex.Value[] } {
+  const ids = successes.map((success) => success.delivery.deliveryId);
+  const claims = [...new Set(successes.map((success) => success.delivery.claim))];
+  const cases = `case delivery_id ${successes.map(() => 'when ? then ?').join(' ')} end`;
+  return {
+    sql:
+      `update webhook_deliveries set status = 'succeeded', response_status = ${cases}, ` +
+      `error = null, duration_ms = ${cases}, next_attempt_at = null, claimed_by = null, ` +
+      `lease_until = null where delivery_id in (${placeholders(ids.length)}) ` +
+      `and claimed_by in (${placeholders(claims.length)}) and status = 'pending'`,
+    bindings: [
+      ...successes.flatMap((success) => [success.delivery.deliveryId, success.responseStatus]),
+      ...successes.flatMap((success) => [success.delivery.deliveryId, success.durationMs]),
+      ...ids,
+      ...claims,
+    ],
   };
 }
