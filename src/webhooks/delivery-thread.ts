@@ -85,6 +85,8 @@ export function startDeliveryThread(
   let stopped: (() => void) | undefined;
   let thread: Worker;
   let running = false;
+  /** Planning asked for while the thread was down: it looks for every unplanned event when it is back. */
+  let missedPlanning = false;
 
   const start = () => {
     running = true;
@@ -99,6 +101,8 @@ export function startDeliveryThread(
       else if (message.type === 'resolved') lookups.get(message.id)?.(message);
       else stopped?.();
     });
+    if (missedPlanning) thread.postMessage({ type: 'catch-up' } satisfies ToThread);
+    missedPlanning = false;
     thread.on('error', (error) =>
       logger.error({ err: error }, 'the webhook delivery thread failed'),
     );
@@ -113,12 +117,17 @@ export function startDeliveryThread(
     });
   };
   start();
-  const send = (message: ToThread) => thread.postMessage(message);
+  const send = (message: ToThread) => running && thread.postMessage(message);
+  const planning = (message: ToThread) => {
+    if (running) send(message);
+    else missedPlanning = true;
+  };
 
   return {
-    plan: (tenantIds) => send({ type: 'plan', tenantIds: [...tenantIds] }),
-    catchUp: () => send({ type: 'catch-up' }),
+    plan: (tenantIds) => planning({ type: 'plan', tenantIds: [...tenantIds] }),
+    catchUp: () => planning({ type: 'catch-up' }),
     flushMetrics(timeoutMs) {
+      if (!running) return Promise.resolve();
       const id = nextId++;
       return new Promise<void>((resolve) => {
         const timer = setTimeout(done, timeoutMs);

@@ -28,6 +28,18 @@ it('starts a thread that dies again, a second later, and stops for good when ask
   expect(log.withMessage('thread started')).toHaveLength(started);
 });
 
+it('asks a thread started again to plan whatever was numbered while it was down', async () => {
+  const { log, running } = start('tells.js');
+  await log.waitFor('thread started');
+  running.plan(['die']);
+  await log.waitFor('the webhook delivery thread stopped; starting it again');
+  running.plan(['tenant-1']);
+  await log.waitFor('thread started', 2, 5000);
+  await log.waitFor('got catch-up');
+  await running.stop();
+  expect(log.withMessage('got plan')).toHaveLength(1);
+});
+
 it('fails a lookup at once while no thread runs', async () => {
   const { log, running } = start('dies.js');
   await log.waitFor('the webhook delivery thread stopped; starting it again');
