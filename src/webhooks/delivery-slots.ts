@@ -3,7 +3,8 @@
  * and how the instance's `maxInFlight` slots are shared: tenants in turn (round-robin by tenant,
  * then by endpoint), and while other tenants have attempts waiting, a tenant starts no more than
  * its share, so one tenant's hanging receivers cannot take every slot. An endpoint holds at most
- * `maxInFlightPerEndpoint` slots. Attempts claimed ahead are bounded by the same shares. Nothing
+ * `maxInFlightPerEndpoint` slots. Attempts claimed ahead are bounded by `claimedAheadPerSlot`
+ * times the same shares. Nothing
  * here reads or writes the database: what it gives up goes to `giveBack`.
  */
 import type { ClaimedDelivery, DueEndpoint } from './delivery-queue-repository';
@@ -15,6 +16,12 @@ export const maxInFlightPerEndpoint = 10;
  * enough to keep ten in flight while the next claim is made.
  */
 export const claimedAheadPerEndpoint = 40;
+/**
+ * Attempts claimed ahead for each slot, by a tenant (of its share) and by the instance: a claim
+ * then serves several attempts even while many tenants share the slots. Claimed attempts hold no
+ * event body, and a claim that waits too long for a slot is given back.
+ */
+export const claimedAheadPerSlot = 4;
 
 /** An endpoint whose lease this instance holds and whose attempts it has. */
 export interface LeasedEndpoint {
@@ -89,12 +96,12 @@ export class DeliverySlots {
   roomFor({ endpointId, tenantId }: DueEndpoint): number {
     const endpoint = this.leased.get(endpointId);
     const held = (endpoint?.inFlight ?? 0) + (endpoint?.queue.length ?? 0);
-    const share = this.share();
+    const ahead = this.share() * claimedAheadPerSlot;
     return Math.min(
       maxInFlightPerEndpoint + claimedAheadPerEndpoint - held,
-      this.aheadFor(tenantId, endpointId, share) - (endpoint?.queue.length ?? 0),
-      share - (this.tenants.get(tenantId)?.queued ?? 0),
-      this.limits.maxInFlight - this.queued,
+      this.aheadFor(tenantId, endpointId, ahead) - (endpoint?.queue.length ?? 0),
+      ahead - (this.tenants.get(tenantId)?.queued ?? 0),
+      this.limits.maxInFlight * claimedAheadPerSlot - this.queued,
     );
   }
 
@@ -112,7 +119,7 @@ export class DeliverySlots {
 
   /** Whether the instance may claim anything more. */
   mayClaim(): boolean {
-    return this.queued < this.limits.maxInFlight;
+    return this.queued < this.limits.maxInFlight * claimedAheadPerSlot;
   }
 
   /** The endpoints leased here. */
@@ -156,7 +163,7 @@ export class DeliverySlots {
 
   /** Gives back what tenants claimed beyond their shares, when more tenants want slots than when they claimed. */
   trim(): void {
-    const limit = this.share();
+    const limit = this.share() * claimedAheadPerSlot;
     for (const tenant of this.tenants.values()) {
       for (const endpointId of [...tenant.endpoints].reverse()) {
         const excess = tenant.queued - limit;
@@ -195,7 +202,10 @@ export class DeliverySlots {
     if (!this.leased.has(endpoint.endpointId)) return false;
     // Claimed in batches: more once there is room for half of what the endpoint may hold.
     const { endpointId, tenantId } = endpoint;
-    return 2 * this.roomFor(endpoint) >= this.aheadFor(tenantId, endpointId, this.share());
+    return (
+      2 * this.roomFor(endpoint) >=
+      this.aheadFor(tenantId, endpointId, this.share() * claimedAheadPerSlot)
+    );
   }
 
   /**
