@@ -784,9 +784,14 @@ describe('delivery', () => {
     );
     try {
       const { key, endpoint } = await registered('/slow-disabled');
-      // At once, so that they are claimed together: 10 in flight, 20 claimed ahead.
+      // At once, so that they are claimed together: 10 in flight, 20 claimed ahead. The endpoint
+      // is disabled once all 30 are planned (an event planned after it is never sent to it), while
+      // the first 10 are still waiting for their answers.
       await Promise.all(Array.from({ length: 30 }, (_, i) => createProject(key, `p${i}`)));
       await receiver.waitFor(1, { path: '/slow-disabled' });
+      expect(
+        await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.length === 30),
+      ).toHaveLength(30);
       const disabled = await api.send(
         'PATCH',
         `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
