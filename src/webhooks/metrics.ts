@@ -21,7 +21,11 @@ export function createWebhookMetrics(
   repositories: WebhookRepositories,
   options: { logger: Logger; scrapeTimeoutMs: number; beforeScrape?: () => Promise<void> },
 ): WebhookMetrics & { add(batch: MetricsBatch): void } {
-  const collect = options.beforeScrape;
+  // Each of the four metrics collects on a scrape: they share one flush of the thread's counts.
+  const { beforeScrape } = options;
+  let flushing: Promise<void> | undefined;
+  const collect =
+    beforeScrape && (() => (flushing ??= beforeScrape().finally(() => (flushing = undefined))));
   const deliveries = new Counter({
     name: 'webhook_deliveries_total',
     help: 'Webhook delivery attempts made, by outcome: delivered (2xx), failed (another status, or no answer), timed_out, refused (the SSRF guard refused the address).',
