@@ -29,6 +29,8 @@ const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const backlog = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 5000);
+/** Only the shapes whose names contain this (all when unset): for measuring one change quickly. */
+const onlyShapes = process.env.BENCH_WEBHOOK_SHAPES;
 const serviceEnv = {
   RATE_LIMIT_PER_MINUTE: '999999999',
   LOG_LEVEL: 'warn',
@@ -200,11 +202,15 @@ async function deliveryDelays(
   const keptUp = expected.every(({ key }) => arrivedAt.has(key));
   const arrivals = expected.map(({ key }) => arrivedAt.get(key) ?? Infinity);
   const deliveredDuring = arrivals.filter((at) => at <= writesEnded).length;
+  // Deliveries over their own run, first arrival to last, as the creates' rate is over theirs:
+  // counted over the writers' run instead, the last creates' delay (a p50's worth) always falls short.
+  const deliveriesTookS = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
   const delays = expected.map(({ at }, i) => arrivals[i] - at).sort((x, y) => x - y);
   const tookS = (writesEnded - writesStarted) / 1000;
   return {
     rate: created.length / tookS,
-    deliveredRate: deliveredDuring / tookS,
+    deliveredRate: keptUp ? expected.length / deliveriesTookS : 0,
+    deliveredWhileWriting: deliveredDuring / tookS,
     wanted: expected.length / tookS,
     lastAfterMs: keptUp ? Math.max(0, Math.max(...arrivals) - writesEnded) : Infinity,
     p50: percentile(delays, 50),
@@ -338,22 +344,23 @@ async function webhooksBench(): Promise<void> {
   try {
     console.log('\n## MariaDB: webhooks (local receivers answering 204 at once)\n');
     const results = [];
-    for (const shape of shapes) results.push({ shape, ...(await runShape(shape, receiver)) });
+    for (const shape of shapes.filter(({ name }) => !onlyShapes || name.includes(onlyShapes)))
+      results.push({ shape, ...(await runShape(shape, receiver)) });
     console.log(
       `${connections} writers. Deliveries are wanted at the creates' rate times the endpoints each event goes to; ` +
         'the delay runs from the 2xx of the create to the delivery reaching its endpoint.\n',
     );
     console.log(
-      '| endpoints | creates/s without endpoints → at the peak | deliveries/s while writing (≥ wanted) | last delivery after the writers stopped (< 2 s) | delay p50 | p99 (< 1 s) | sent twice |',
+      '| endpoints | creates/s without endpoints → at the peak | deliveries/s, first to last (≥ wanted) | of those, while writing | last delivery after the writers stopped (< 2 s) | delay p50 | p99 (< 1 s) | sent twice |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const { shape, without, peak, half } of results)
       for (const [name, run] of [
         [shape.name, peak],
         ...(half ? [[`${shape.name}, half the peak rate`, half] as const] : []),
       ] as const)
         console.log(
-          `| ${name} | ${fmt(without)} → ${fmt(run.rate)} | ${fmt(run.deliveredRate)} of ${fmt(run.wanted)} ${mark(run.deliveredRate >= 0.98 * run.wanted)} | ` +
+          `| ${name} | ${fmt(without)} → ${fmt(run.rate)} | ${fmt(run.deliveredRate)} of ${fmt(run.wanted)} ${mark(run.deliveredRate >= 0.98 * run.wanted)} | ${fmt(run.deliveredWhileWriting)} | ` +
             `${run.lastAfterMs === Infinity ? '**never (30 s)**' : `${fmt(run.lastAfterMs)} ms`} ${mark(run.lastAfterMs < 2000)} | ` +
             `${fmt(run.p50, 1)} ms | ${fmt(run.p99, 1)} ms ${mark(run.p99 < 1000)} | ${run.twice} ${mark(run.twice === 0)} |`,
         );
