@@ -200,10 +200,12 @@ export class DeliverySlots {
     this.tenantOf(endpoint.tenantId).inFlight--;
     this.forgetIfIdle(endpoint.endpointId);
     if (!this.leased.has(endpoint.endpointId)) return false;
-    // Claimed in batches: more once there is room for half of what the endpoint may hold.
+    // Claimed in batches: more once there is room for a quarter of what the endpoint may hold, so
+    // that the next claim comes while three quarters are still queued (with many tenants, claims
+    // wait their turn).
     const { endpointId, tenantId } = endpoint;
     return (
-      2 * this.roomFor(endpoint) >=
+      4 * this.roomFor(endpoint) >=
       this.aheadFor(tenantId, endpointId, this.share() * claimedAheadPerSlot)
     );
   }
