@@ -32,7 +32,8 @@ import {
 } from './http/rate-limit';
 import { shutdownSignal } from './http/shutdown';
 import { resolverFor, startWebhookWork } from './webhooks/deliveries';
-import { startDeliveryThread, type DeliveryThread } from './webhooks/delivery-thread';
+import type { DeliveryThread } from './webhooks/delivery-thread';
+import { startDeliveryThreadWhenNeeded } from './webhooks/thread-when-needed';
 import type { HostResolver } from './webhooks/dns-lookups';
 import { createWebhookMetrics } from './webhooks/metrics';
 import { targetGuard } from './webhooks/target-guard';
@@ -78,8 +79,8 @@ function startBackgroundWork(
     logger,
     scrapeTimeoutMs: scrapeCountTimeoutMs,
   });
-  // On MySQL webhook planning and delivery run in a thread of their own (delivery-thread.ts);
-  // SQLite's one connection cannot be shared with another thread.
+  // On MySQL webhook planning and delivery run in a thread of their own (delivery-thread.ts),
+  // started once some endpoint is enabled; SQLite's one connection cannot be shared with a thread.
   let thread: DeliveryThread | undefined;
   const webhookMetrics = createWebhookMetrics(registry, cleanupRepositories, {
     logger,
@@ -95,7 +96,7 @@ function startBackgroundWork(
   const resolver = config.database.client === 'sqlite' ? resolverFor(config) : undefined;
   const webhooks = resolver
     ? startWebhookWork(cleanupRepositories, config, { logger, metrics: webhookMetrics, resolver })
-    : (thread = startDeliveryThread(config, {
+    : (thread = startDeliveryThreadWhenNeeded(cleanupRepositories, config, {
         logger,
         addMetrics: (batch) => webhookMetrics.add(batch),
       }));

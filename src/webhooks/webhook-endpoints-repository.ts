@@ -222,6 +222,14 @@ export function webhookEndpointsRepository(knex: Knex) {
      * Deletes the endpoint and, by the foreign key's cascade, its deliveries, and gives its place
      * back; false when there was none, 412 when the condition fails.
      */
+    /** Whether any tenant has an endpoint enabled: until one has, an instance needs no delivery thread. */
+    async anyEnabled(): Promise<boolean> {
+      return (
+        (await knex('webhook_endpoints').first('webhook_endpoint_id').where('enabled', true)) !==
+        undefined
+      );
+    },
+
     async remove(
       tenantId: string,
       endpointId: string,
