@@ -13,9 +13,10 @@ import type { ClaimedDelivery, DueEndpoint } from './delivery-queue-repository';
 export const maxInFlightPerEndpoint = 10;
 /**
  * Attempts of one endpoint claimed ahead of those in flight (no event body is held for them):
- * enough to keep ten in flight while the next claim is made.
+ * enough to keep ten in flight while the next claim is made, and for each claim (a quarter of
+ * them, see free) to serve twenty attempts.
  */
-export const claimedAheadPerEndpoint = 40;
+export const claimedAheadPerEndpoint = 80;
 /**
  * Attempts claimed ahead for each slot, by a tenant (of its share) and by the instance: a claim
  * then serves several attempts even while many tenants share the slots. Claimed attempts hold no

@@ -219,7 +219,7 @@ it('stops sending to an endpoint that answers 410, and gives back what it claime
   queue.plan('a', 40);
   const sender = new FakeSender(() => undefined);
   const { counts } = start(queue, sender, { maxInFlight: 16 });
-  // Ten in flight (the endpoint's cap), thirty more claimed ahead (of at most 40 an endpoint).
+  // Ten in flight (the endpoint's cap), the thirty others claimed ahead.
   await until(() => sender.open().length === 10);
   expect(queue.claimed()).toHaveLength(40);
   sender.open()[0].answer({ status: 410 });
