@@ -215,12 +215,6 @@ export function deliveryQueueRepository(knex: Knex) {
       wanted: number,
       times: { leaseMs: number; endpointLeaseMs: number; graceMs: number },
     ): Promise<{ leasedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
-      if (
-        (await knex('webhook_endpoints')
-          .first('webhook_endpoint_id')
-          .where({ webhook_endpoint_id: endpointId, enabled: true })) === undefined
-      )
-        return undefined;
       const leasedUntil = await leases.take(endpointId, holder, times);
       if (leasedUntil === undefined) return undefined;
       return { leasedUntil, deliveries: await takeDue(endpointId, claim, wanted, times.leaseMs) };

@@ -72,7 +72,7 @@ export function endpointLeases(knex: Knex) {
      * Takes or renews the endpoint's lease for `holder` when it lacks it or a third of it has
      * passed (of two instances or Galera nodes at once, one gets it); a lease that ran out more
      * than `graceMs` ago is taken over. Answers when it runs out at the soonest (epoch ms), or
-     * undefined when another holder has it.
+     * undefined when another holder has it or the endpoint is disabled or gone.
      */
     async take(
       endpointId: string,
@@ -81,9 +81,16 @@ export function endpointLeases(knex: Knex) {
     ): Promise<number | undefined> {
       const takenAt = Date.now();
       const name = leaseName(endpointId);
-      const lease: { holder: string; expires_at: DbTimestamp } | undefined = await knex('leases')
-        .first('holder', 'expires_at')
-        .where('name', name);
+      // The endpoint's row and its lease's in one read: a disabled or deleted endpoint's is not taken.
+      const row: { holder: string | null; expires_at: DbTimestamp | null } | undefined = await knex(
+        'webhook_endpoints as e',
+      )
+        .leftJoin('leases as l', 'l.name', knex.raw('?', [name]))
+        .first('l.holder', 'l.expires_at')
+        .where({ 'e.webhook_endpoint_id': endpointId, 'e.enabled': true });
+      if (row === undefined) return undefined;
+      const lease =
+        row.holder === null ? undefined : { holder: row.holder, expires_at: row.expires_at! };
       if (lease?.holder === holder && lease.expires_at >= fromNow((endpointLeaseMs * 2) / 3))
         return takenAt + (endpointLeaseMs * 2) / 3;
       const taken =
