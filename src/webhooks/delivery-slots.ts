@@ -13,8 +13,8 @@ import type { ClaimedDelivery, DueEndpoint } from './delivery-queue-repository';
 export const maxInFlightPerEndpoint = 10;
 /**
  * Attempts of one endpoint claimed ahead of those in flight (no event body is held for them):
- * enough to keep ten in flight while the next claim is made, and for each claim (a quarter of
- * them, see free) to serve twenty attempts.
+ * enough to keep ten in flight while the next claim is made, and for each claim (half of them,
+ * see free) to serve forty attempts.
  */
 export const claimedAheadPerEndpoint = 80;
 /**
@@ -201,12 +201,10 @@ export class DeliverySlots {
     this.tenantOf(endpoint.tenantId).inFlight--;
     this.forgetIfIdle(endpoint.endpointId);
     if (!this.leased.has(endpoint.endpointId)) return false;
-    // Claimed in batches: more once there is room for a quarter of what the endpoint may hold, so
-    // that the next claim comes while three quarters are still queued (with many tenants, claims
-    // wait their turn).
+    // Claimed in batches: more once there is room for half of what the endpoint may hold.
     const { endpointId, tenantId } = endpoint;
     return (
-      4 * this.roomFor(endpoint) >=
+      2 * this.roomFor(endpoint) >=
       this.aheadFor(tenantId, endpointId, this.share() * claimedAheadPerSlot)
     );
   }

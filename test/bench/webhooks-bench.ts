@@ -171,6 +171,23 @@ async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
   return done();
 }
 
+/**
+ * From one create's 2xx to its delivery, just after the endpoints are registered: on MySQL the
+ * delivery thread starts then (thread-when-needed.ts), once an instance's first endpoint exists.
+ */
+async function firstDelivery(service: ServerProcess, tenant: Tenant, receiver: Receiver) {
+  const before = receiver.deliveries();
+  const response = await fetch(`${service.url}/v1/tasks`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ project_id: tenant.projectId, title: 'first' }),
+  });
+  const answered = performance.now();
+  await response.text();
+  await until(() => receiver.deliveries() > before, 30_000);
+  return performance.now() - answered;
+}
+
 /** Creates for `seconds` (at `perSecond`, or as fast as the service answers) and follows each create to every endpoint. */
 async function deliveryDelays(
   service: ServerProcess,
@@ -325,13 +342,14 @@ async function runShape(shape: Shape, receiver: Receiver) {
           const endpoint = (await response.json()) as { webhook_endpoint_id: string };
           tenant.endpoints.push({ id: endpoint.webhook_endpoint_id, path });
         }
+      const firstMs = await firstDelivery(service, tenants[0], receiver);
       const peak = await deliveryDelays(service, knex, tenants, receiver);
       await sleep(1000);
       const half = shape.halfRate
         ? await deliveryDelays(service, knex, tenants, receiver, peak.rate / 2)
         : undefined;
       const drain = await drainBacklog(service, knex, tenants, receiver, shape);
-      return { without, createCpuUs, peak, half, drain };
+      return { without, createCpuUs, firstMs, peak, half, drain };
     });
   } finally {
     await service?.stop();
@@ -373,6 +391,11 @@ async function webhooksBench(): Promise<void> {
         `| ${shape.name} | ${fmt(drain.perSecond)} of ${drain.planned}${drain.drained ? '' : ' (**not all within 120 s**)'} ${mark(drain.perSecond >= 2000)} | ` +
           `${fmt(drain.fairness, 2)} | ${fmt(drain.cpuUs)} µs | ${fmt(createCpuUs)} µs | ${fmt(drain.cpuUs / createCpuUs, 2)} ${mark(drain.cpuUs / createCpuUs <= 0.3)} |`,
       );
+    console.log(
+      `\nThe first delivery after the endpoints are registered (the delivery thread starts then), from the create's 2xx: ${results
+        .map(({ shape, firstMs }) => `${shape.name} ${fmt(firstMs)} ms`)
+        .join(', ')}.`,
+    );
   } finally {
     await receiver.stop();
   }
