@@ -116,13 +116,21 @@ it('forwards every event once, in order, verifiable with the printed secret, and
 it.each(['project.updated', 'task.updated', 'task.deleted'])(
   'trigger %s makes a change of that type and names each event it made',
   async (type) => {
+    const ofType = async () => {
+      const { data, error } = await api
+        .client(key)
+        .GET('/v1/events', { params: { query: { limit: 200, type: [type as 'task.updated'] } } });
+      expect(error).toBeUndefined();
+      return data!.data;
+    };
+    const before = (await ofType()).length;
     const run = await runCli(['trigger', type], env());
     expect(run.status).toBe(0);
-    const { data, error } = await api
-      .client(key)
-      .GET('/v1/events', { params: { query: { limit: 200, type: [type as 'task.updated'] } } });
-    expect(error).toBeUndefined();
-    const object = data!.data[data!.data.length - 1].data.object as {
+    // The feed shows an event once it is numbered, a moment after its change commits.
+    let events = await ofType();
+    for (const deadline = Date.now() + 5000; events.length === before && Date.now() < deadline;)
+      events = await new Promise((resolve) => setTimeout(resolve, 50)).then(ofType);
+    const object = events[events.length - 1].data.object as {
       task_id?: string;
       project_id: string;
     };
