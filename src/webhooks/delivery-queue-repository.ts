@@ -15,6 +15,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
+import { affectedRows } from '../db/affected-rows';
 import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
 import { endpointLeases } from './endpoint-leases';
@@ -100,7 +101,7 @@ export function deliveryQueueRepository(knex: Knex) {
    * checks, and on Galera each one applied meanwhile would abort the claim, or the claim applied
    * would abort the planning.
    */
-  const takeDue = (
+  const takeDue = async (
     endpointId: string,
     claim: string,
     wanted: number,
@@ -108,13 +109,15 @@ export function deliveryQueueRepository(knex: Knex) {
   ): Promise<ClaimedDelivery[]> => {
     // Taken before the lease is written, so the claim believes it runs out a little early, never late.
     const leaseUntil = Date.now() + leaseMs;
-    return inTransaction(
+    const now = nowForDb();
+    let claimed = 0;
+    const rows = await inTransaction(
       knex,
       'webhook-claim',
       async ({ trx }) => {
-        const now = nowForDb();
+        claimed = 0;
         // Of an endpoint still enabled; its lease was taken before.
-        const rows: ClaimRow[] = await trx('webhook_deliveries')
+        const found: ClaimRow[] = await trx('webhook_deliveries')
           .where('webhook_deliveries.webhook_endpoint_id', endpointId)
           .modify(due, now)
           .join(
@@ -141,31 +144,42 @@ export function deliveryQueueRepository(knex: Knex) {
             { column: 'webhook_deliveries.delivery_id' },
           ])
           .limit(wanted);
-        if (rows.length === 0) return [];
-        const ids = rows.map((row) => row.delivery_id);
-        const claimed = await trx('webhook_deliveries')
-          .whereIn('webhook_deliveries.delivery_id', ids)
-          .modify(due, now)
-          .update({
-            claimed_by: claim,
-            lease_until: toDbTimestamp(new Date(Date.now() + leaseMs).toISOString()),
-          });
-        // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
-        const ours =
-          claimed === ids.length
-            ? undefined
-            : new Set<string>(
-                await trx('webhook_deliveries')
-                  .whereIn('delivery_id', ids)
-                  .where('claimed_by', claim)
-                  .pluck('delivery_id'),
-              );
-        return rows
-          .filter((row) => ours === undefined || ours.has(row.delivery_id))
-          .map((row) => toClaimed(row, endpointId, claim, leaseUntil, now));
+        if (found.length === 0) return found;
+        // Sent with the COMMIT, in one round trip; its answer says how many it took.
+        await trx.later({
+          ...knex('webhook_deliveries')
+            .whereIn(
+              'webhook_deliveries.delivery_id',
+              found.map((row) => row.delivery_id),
+            )
+            .modify(due, now)
+            .update({
+              claimed_by: claim,
+              lease_until: toDbTimestamp(new Date(Date.now() + leaseMs).toISOString()),
+            })
+            .toSQL(),
+          answerMeans: (answer) => void (claimed = affectedRows(answer)),
+        });
+        return found;
       },
       readCommitted,
     );
+    // Another claim took some meanwhile (a lease ran out under it): keep only this claim's.
+    const ours =
+      claimed === rows.length
+        ? undefined
+        : new Set<string>(
+            await knex('webhook_deliveries')
+              .whereIn(
+                'delivery_id',
+                rows.map((row) => row.delivery_id),
+              )
+              .where('claimed_by', claim)
+              .pluck('delivery_id'),
+          );
+    return rows
+      .filter((row) => ours === undefined || ours.has(row.delivery_id))
+      .map((row) => toClaimed(row, endpointId, claim, leaseUntil, now));
   };
 
   return translatingErrors({
