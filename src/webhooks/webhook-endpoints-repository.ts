@@ -218,10 +218,6 @@ export function webhookEndpointsRepository(knex: Knex) {
       return { value: toEndpoint(updated), version: updated.version };
     },
 
-    /**
-     * Deletes the endpoint and, by the foreign key's cascade, its deliveries, and gives its place
-     * back; false when there was none, 412 when the condition fails.
-     */
     /** Whether any tenant has an endpoint enabled: until one has, an instance needs no delivery thread. */
     async anyEnabled(): Promise<boolean> {
       return (
@@ -230,6 +226,10 @@ export function webhookEndpointsRepository(knex: Knex) {
       );
     },
 
+    /**
+     * Deletes the endpoint and, by the foreign key's cascade, its deliveries, and gives its place
+     * back; false when there was none, 412 when the condition fails.
+     */
     async remove(
       tenantId: string,
       endpointId: string,

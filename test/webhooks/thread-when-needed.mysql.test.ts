@@ -91,7 +91,7 @@ it('plans without a thread until an endpoint is enabled, then delivers only what
   ).toBe(201);
   // Each instance finds the endpoint within a look or two (the one that registered it too: the
   // address needs no lookup).
-  await Promise.all([a.log.waitFor(started, 1, 5000), b.log.waitFor(started, 1, 5000)]);
+  await Promise.all([a.log.waitFor(started, 1, 10_000), b.log.waitFor(started, 1, 10_000)]);
 
   const after = [await createTask(a.service, 'after a'), await createTask(b.service, 'after b')];
   const received = await receiver.waitFor(2, { timeoutMs: 10_000 });
@@ -105,4 +105,4 @@ it('plans without a thread until an endpoint is enabled, then delivers only what
   });
   expect(received).toHaveLength(2);
   expect(delivered.sort()).toEqual(after.map((taskId) => ['task.created', taskId]).sort());
-}, 30_000);
+}, 60_000);
