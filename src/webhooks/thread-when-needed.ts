@@ -3,8 +3,9 @@
  * instance whose tenants have none keeps the thread's memory. Until then planning runs here, on
  * the main thread's background pool, so that each tenant's mark moves past the events no endpoint
  * wanted and an endpoint registered later is sent only what comes after it. Once the thread runs,
- * it plans, and looks for what planning here left unfinished (planning is safe to run twice: its
- * marks move by conditional writes).
+ * it plans, and looks for what planning here left unfinished. Only an instance that was asked to
+ * plan looks: on another, the look would plan beside the one that numbers, each chunk twice, one
+ * of the two in vain (safe, as the marks move by conditional writes, but a conflict on a cluster).
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -23,6 +24,10 @@ export function startDeliveryThreadWhenNeeded(
 ): DeliveryThread {
   const { logger } = options;
   let thread: DeliveryThread | undefined;
+  /** The thread plans once planning here has stopped: the two never plan a tenant at once. */
+  let threadPlans = false;
+  /** Whether this instance was asked to plan before the thread planned. */
+  let asked = false;
   let stopping = false;
   // Attempts planned here are for an enabled endpoint: the thread is needed now.
   const planning = startDeliveryPlanning(repositories, { logger, onPlanned: () => start() });
@@ -45,13 +50,22 @@ export function startDeliveryThreadWhenNeeded(
     clearInterval(look);
     logger.info('a webhook endpoint is enabled: starting the webhook delivery thread');
     const started = (thread = startDeliveryThread(config, options));
-    void stopPlanning().then(() => started.catchUp());
+    // What is named meanwhile is left to the thread's catch-up, which finds every tenant behind.
+    void stopPlanning().then(() => {
+      threadPlans = true;
+      if (asked) started.catchUp();
+    });
     return started;
   }
 
+  const planner = () => {
+    if (threadPlans) return thread!;
+    asked = true;
+    return planning;
+  };
   return {
-    plan: (tenantIds) => (thread ?? planning).plan(tenantIds),
-    catchUp: () => (thread ?? planning).catchUp(),
+    plan: (tenantIds) => planner().plan(tenantIds),
+    catchUp: () => planner().catchUp(),
     flushMetrics: async (timeoutMs) => thread?.flushMetrics(timeoutMs),
     resolver: {
       // Registration looks its host up: an endpoint is about to be enabled.
