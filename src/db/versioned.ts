@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { PreconditionFailedError, type ResourceName } from '../errors';
-import { affectedRows } from './affected-rows';
+import { affectedRows } from './raw-answers';
 import { WriteConflictError } from './database-errors';
 import { nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction } from './transactions';

@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import { affectedRows } from '../db/affected-rows';
+import { affectedRows } from '../db/raw-answers';
 import { translatingErrors } from '../db/database-errors';
 import {
   awaitingNumber,

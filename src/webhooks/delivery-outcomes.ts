@@ -5,7 +5,7 @@
  * and this file only writes; successes many at a time, in one statement.
  */
 import type { Knex } from 'knex';
-import { affectedRows } from '../db/affected-rows';
+import { affectedRows } from '../db/raw-answers';
 import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction, type Transaction } from '../db/transactions';
 import type {

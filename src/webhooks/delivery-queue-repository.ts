@@ -15,7 +15,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
-import { affectedRows } from '../db/affected-rows';
+import { affectedRows, selectedRows } from '../db/raw-answers';
 import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
 import { endpointLeases } from './endpoint-leases';
@@ -55,6 +55,7 @@ const due = (q: Knex.QueryBuilder, now: DbTimestamp) =>
 /** What a claim reads of an attempt and its endpoint. */
 interface ClaimRow {
   delivery_id: string;
+  webhook_endpoint_id: string;
   event_id: string;
   event_type: EventType;
   attempt: number;
@@ -69,7 +70,6 @@ interface ClaimRow {
 
 function toClaimed(
   row: ClaimRow,
-  endpointId: string,
   claim: string,
   leaseUntil: number,
   now: DbTimestamp,
@@ -78,7 +78,7 @@ function toClaimed(
     deliveryId: row.delivery_id,
     claim,
     leaseUntil,
-    endpointId,
+    endpointId: row.webhook_endpoint_id,
     tenantId: row.tenant_id,
     url: row.url,
     secrets: signingSecrets(row, now),
@@ -93,57 +93,66 @@ export function deliveryQueueRepository(knex: Knex) {
   const leases = endpointLeases(knex);
   const outcomes = deliveryOutcomes(knex);
 
+  /** The due attempts of an endpoint still enabled, first due first, with what their claim reads of the endpoint. */
+  const dueOf = (endpointId: string, wanted: number, now: DbTimestamp) =>
+    knex('webhook_deliveries')
+      .where('webhook_deliveries.webhook_endpoint_id', endpointId)
+      .modify(due, now)
+      .join(
+        'webhook_endpoints as w',
+        'w.webhook_endpoint_id',
+        'webhook_deliveries.webhook_endpoint_id',
+      )
+      .where('w.enabled', true)
+      .select(
+        'webhook_deliveries.delivery_id',
+        'webhook_deliveries.webhook_endpoint_id',
+        'webhook_deliveries.event_id',
+        'webhook_deliveries.event_type',
+        'webhook_deliveries.attempt',
+        'w.url',
+        'w.tenant_id',
+        'w.secret',
+        'w.retired_secrets',
+        'w.previous_secret',
+        'w.previous_secret_until',
+        'w.failing_since',
+      )
+      .orderBy([
+        { column: 'webhook_deliveries.next_attempt_at' },
+        { column: 'webhook_deliveries.delivery_id' },
+      ])
+      .limit(wanted);
+
   /**
-   * Takes up to `wanted` of the endpoint's due attempts under `claim` until `leaseUntil`: a plain
-   * read that locks nothing, then a conditional update of only the rows it read, in a transaction
-   * that writes attempts only. The endpoint's row is the parent of every attempt planned for it (a
-   * foreign key), so a claim that wrote it would hold the lock every insert of a planned attempt
+   * Takes up to `wanted` of each endpoint's due attempts under `claim` until `leaseUntil`: one
+   * plain read that locks nothing (each endpoint's first due attempts, a UNION ALL of one indexed
+   * read each), then a conditional update of only the rows it read, in a transaction that writes
+   * attempts only. The endpoints' rows are the parents of every attempt planned for them (a
+   * foreign key), so a claim that wrote them would hold the lock every insert of a planned attempt
    * checks, and on Galera each one applied meanwhile would abort the claim, or the claim applied
    * would abort the planning.
    */
   const takeDue = async (
-    endpointId: string,
+    wanted: Map<string, number>,
     claim: string,
-    wanted: number,
     leaseMs: number,
   ): Promise<ClaimedDelivery[]> => {
     // Taken before the lease is written, so the claim believes it runs out a little early, never late.
     const leaseUntil = Date.now() + leaseMs;
     const now = nowForDb();
+    const reads = [...wanted].map(([endpointId, count]) => dueOf(endpointId, count, now).toSQL());
+    const read = {
+      sql: reads.map((one, i) => `select * from (${one.sql}) as due${i}`).join(' union all '),
+      bindings: reads.flatMap((one) => one.bindings),
+    };
     let claimed = 0;
     const rows = await inTransaction(
       knex,
       'webhook-claim',
       async ({ trx }) => {
         claimed = 0;
-        // Of an endpoint still enabled; its lease was taken before.
-        const found: ClaimRow[] = await trx('webhook_deliveries')
-          .where('webhook_deliveries.webhook_endpoint_id', endpointId)
-          .modify(due, now)
-          .join(
-            'webhook_endpoints as w',
-            'w.webhook_endpoint_id',
-            'webhook_deliveries.webhook_endpoint_id',
-          )
-          .where('w.enabled', true)
-          .select(
-            'webhook_deliveries.delivery_id',
-            'webhook_deliveries.event_id',
-            'webhook_deliveries.event_type',
-            'webhook_deliveries.attempt',
-            'w.url',
-            'w.tenant_id',
-            'w.secret',
-            'w.retired_secrets',
-            'w.previous_secret',
-            'w.previous_secret_until',
-            'w.failing_since',
-          )
-          .orderBy([
-            { column: 'webhook_deliveries.next_attempt_at' },
-            { column: 'webhook_deliveries.delivery_id' },
-          ])
-          .limit(wanted);
+        const found = selectedRows<ClaimRow>(await trx.raw(read.sql, read.bindings));
         if (found.length === 0) return found;
         // Sent with the COMMIT, in one round trip; its answer says how many it took.
         await trx.later({
@@ -179,7 +188,7 @@ export function deliveryQueueRepository(knex: Knex) {
           );
     return rows
       .filter((row) => ours === undefined || ours.has(row.delivery_id))
-      .map((row) => toClaimed(row, endpointId, claim, leaseUntil, now));
+      .map((row) => toClaimed(row, claim, leaseUntil, now));
   };
 
   return translatingErrors({
@@ -213,25 +222,37 @@ export function deliveryQueueRepository(knex: Knex) {
     },
 
     /**
-     * Claims up to `wanted` due attempts of the endpoint for `leaseMs`, if `holder` has the
-     * endpoint's lease or may take it: the lease is taken or renewed first (a conditional update of
-     * its own, see endpoint-leases.ts), then each attempt is taken with a conditional update, so no
-     * attempt is claimed twice while its lease runs. Answers undefined when another holder has
-     * the endpoint's lease (or it is disabled or gone), and otherwise when the lease runs out at the
-     * soonest (epoch milliseconds). The attempts come without their events: see eventsToSend.
-     * `claim` names the claim, so that a claim whose answer was lost (the connection broke at its
-     * commit) can be given back (releaseClaim) rather than left to run out.
+     * Claims up to `wanted` due attempts of each endpoint (by id) for `leaseMs`, of those whose
+     * lease `holder` has or may take: the leases are taken or renewed first (endpoint-leases.ts),
+     * then each attempt is taken with a conditional update, so no attempt is claimed twice while
+     * its lease runs; one claim serves many endpoints in a few statements. Answers, for each
+     * endpoint whose lease `holder` has, when the lease runs out at the soonest (epoch ms) and the
+     * attempts claimed; an endpoint another holder has, or disabled or gone, is not in it. The
+     * attempts come without their events: see eventsToSend. `claim` names the claim, so that a
+     * claim whose answer was lost (the connection broke at its commit) can be given back
+     * (releaseClaim) rather than left to run out.
      */
     async claim(
-      endpointId: string,
+      wanted: Map<string, number>,
       holder: string,
       claim: string,
-      wanted: number,
       times: { leaseMs: number; endpointLeaseMs: number; graceMs: number },
-    ): Promise<{ leasedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
-      const leasedUntil = await leases.take(endpointId, holder, times);
-      if (leasedUntil === undefined) return undefined;
-      return { leasedUntil, deliveries: await takeDue(endpointId, claim, wanted, times.leaseMs) };
+    ): Promise<Map<string, { leasedUntil: number; deliveries: ClaimedDelivery[] }>> {
+      const leased = await leases.take([...wanted.keys()], holder, times);
+      const answers = new Map(
+        [...leased].map(([endpointId, leasedUntil]) => [
+          endpointId,
+          { leasedUntil, deliveries: [] as ClaimedDelivery[] },
+        ]),
+      );
+      if (leased.size === 0) return answers;
+      const claimed = await takeDue(
+        new Map([...wanted].filter(([endpointId]) => leased.has(endpointId))),
+        claim,
+        times.leaseMs,
+      );
+      for (const delivery of claimed) answers.get(delivery.endpointId)!.deliveries.push(delivery);
+      return answers;
     },
 
     stillLeased: leases.stillLeased,
@@ -288,13 +309,14 @@ export function deliveryQueueRepository(knex: Knex) {
     },
 
     /**
-     * Gives back every attempt of the endpoint still under this claim: one whose transaction's
-     * answer was lost, so nothing of it was made. Its attempts are found by the endpoint's index
+     * Gives back every attempt of these endpoints still under this claim: one whose transaction's
+     * answer was lost, so nothing of it was made. Its attempts are found by the endpoints' index
      * and then released by primary key, as a claim takes them.
      */
-    async releaseClaim(endpointId: string, claim: string): Promise<void> {
+    async releaseClaim(endpointIds: string[], claim: string): Promise<void> {
       const ids: string[] = await knex('webhook_deliveries')
-        .where({ webhook_endpoint_id: endpointId, status: 'pending', claimed_by: claim })
+        .whereIn('webhook_endpoint_id', endpointIds)
+        .where({ status: 'pending', claimed_by: claim })
         .pluck('delivery_id');
       if (ids.length === 0) return;
       await inTransaction(

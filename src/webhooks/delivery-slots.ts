@@ -64,6 +64,9 @@ export class DeliverySlots {
   private readonly tenants = new Map<string, Tenant>();
   private inFlight = 0;
   private queued = 0;
+  /** Room set aside for claims under way, by tenant and in all: counted as claimed until they are answered. */
+  private readonly settingAside = new Map<string, number>();
+  private setAsideInAll = 0;
   /** A tenant alone leaves this many slots free, so that another tenant's first attempts start at once. */
   private readonly reserve: number;
   /** The endpoints the last look found with due attempts, by tenant: they count for the shares before anything of theirs is claimed. */
@@ -101,26 +104,39 @@ export class DeliverySlots {
     return Math.min(
       maxInFlightPerEndpoint + claimedAheadPerEndpoint - held,
       this.aheadFor(tenantId, endpointId, ahead) - (endpoint?.queue.length ?? 0),
-      ahead - (this.tenants.get(tenantId)?.queued ?? 0),
-      this.limits.maxInFlight * claimedAheadPerSlot - this.queued,
+      ahead - (this.tenants.get(tenantId)?.queued ?? 0) - (this.settingAside.get(tenantId) ?? 0),
+      this.limits.maxInFlight * claimedAheadPerSlot - this.queued - this.setAsideInAll,
     );
+  }
+
+  /**
+   * Sets `count` aside for a claim under way of the tenant's attempts, so that the room of the
+   * endpoints claimed for with it, or at once, counts it; a negative count gives it back (the claim
+   * was answered).
+   */
+  setAside(tenantId: string, count: number): void {
+    const left = (this.settingAside.get(tenantId) ?? 0) + count;
+    if (left === 0) this.settingAside.delete(tenantId);
+    else this.settingAside.set(tenantId, left);
+    this.setAsideInAll += count;
   }
 
   /**
    * How many attempts one endpoint may have claimed ahead: its part of its tenant's share, when
    * the tenant has more endpoints wanting slots, so that one endpoint's claims do not take what
-   * its tenant's other endpoints would get.
+   * its tenant's other endpoints would get. Rounded down, so that the parts of endpoints claimed
+   * for in one claim fit the share together, and none comes last with what the others left.
    */
   private aheadFor(tenantId: string, endpointId: string, share: number): number {
     const wanting = new Set(this.endpointsDue.get(tenantId));
     for (const id of this.tenants.get(tenantId)?.endpoints ?? []) wanting.add(id);
     wanting.add(endpointId);
-    return Math.min(claimedAheadPerEndpoint, Math.max(1, Math.ceil(share / wanting.size)));
+    return Math.min(claimedAheadPerEndpoint, Math.max(1, Math.floor(share / wanting.size)));
   }
 
   /** Whether the instance may claim anything more. */
   mayClaim(): boolean {
-    return this.queued < this.limits.maxInFlight * claimedAheadPerSlot;
+    return this.queued + this.setAsideInAll < this.limits.maxInFlight * claimedAheadPerSlot;
   }
 
   /** The endpoints leased here. */

@@ -38,8 +38,10 @@ type Event = components['schemas']['Event'];
 /** What the worker asks of the queue of attempts: the repository, but for what only metrics count. */
 export type DeliveryQueue = Omit<DeliveryQueueRepository, 'countDue'>;
 
-/** Endpoints claimed for at once: claims take few of the pool's connections, whatever the number of endpoints. */
+/** Claims made at once: claims take few of the pool's connections, whatever the number of endpoints. */
 const claimsAtOnce = 2;
+/** Endpoints claimed for in one claim at the most: its read is a UNION ALL of one indexed read for each. */
+const endpointsPerClaim = 20;
 /** How often an instance looks for due attempts (planned by another instance, or retries come due). */
 const pollMs = 200;
 /** How long a look waits after a poke, so the pokes close behind one make one look. */
@@ -48,6 +50,12 @@ const gatherMs = 5;
 const endpointLeaseMs = 5000;
 /** Room left on a claim for writing the outcome (with retries) after its attempt: an attempt with less is given back unmade. */
 const outcomeWindowMs = 5000;
+
+/** An endpoint in a claim under way, with the room set aside for it. */
+interface Claiming {
+  due: DueEndpoint;
+  room: number;
+}
 
 export interface DeliveryWorker {
   /** Says that attempts were just planned: look now rather than at the next poll. */
@@ -198,7 +206,7 @@ class Worker {
     );
   }
 
-  /** Claims for the endpoints in turn, a few at once, while there is room. */
+  /** Claims for the endpoints in turn, many endpoints a claim and a few claims at once, while there is room. */
   private async claimInTurns(candidates: DueEndpoint[]): Promise<void> {
     const ordered = this.roundRobin.order(candidates);
     for (const due of ordered)
@@ -206,10 +214,17 @@ class Worker {
     let next = 0;
     const claimer = async () => {
       while (next < ordered.length && !this.stopping && this.slots.mayClaim()) {
-        const due = ordered[next++];
-        if (this.slots.roomFor(due) <= 0) continue;
-        this.roundRobin.claimed(due);
-        await this.claimFor(due).catch((error: unknown) =>
+        const batch: Claiming[] = [];
+        while (next < ordered.length && batch.length < endpointsPerClaim && this.slots.mayClaim()) {
+          const due = ordered[next++];
+          const room = this.slots.roomFor(due);
+          if (room <= 0) continue;
+          this.roundRobin.claimed(due);
+          this.slots.setAside(due.tenantId, room);
+          batch.push({ due, room });
+        }
+        if (batch.length === 0) continue;
+        await this.claimFor(batch).catch((error: unknown) =>
           this.options.logger.warn(
             { err: error },
             'claiming webhook deliveries failed; trying again shortly',
@@ -220,30 +235,36 @@ class Worker {
     await Promise.all(Array.from({ length: claimsAtOnce }, claimer));
   }
 
-  /** Claims what there is room for of the endpoint's due attempts, and starts what slots allow. */
-  private async claimFor(due: DueEndpoint): Promise<void> {
-    const room = this.slots.roomFor(due);
-    if (room <= 0 || this.stopping) return;
-    this.unclaimed.delete(due.endpointId);
+  /** Claims, in one claim, what each endpoint has room for (set aside) of its due attempts, and starts what slots allow. */
+  private async claimFor(batch: Claiming[]): Promise<void> {
+    for (const { due } of batch) this.unclaimed.delete(due.endpointId);
     const startedAt = Date.now();
     const claim = randomUUID();
-    let answer: Awaited<ReturnType<DeliveryQueue['claim']>>;
+    const wanted = new Map(batch.map(({ due, room }) => [due.endpointId, room]));
+    let answers: Awaited<ReturnType<DeliveryQueue['claim']>>;
     try {
-      answer = await this.queue.claim(due.endpointId, this.holder, claim, room, this.times);
+      answers = await this.queue.claim(wanted, this.holder, claim, this.times);
     } catch (error) {
-      this.writes.claimMayBeLost(claim, due.endpointId, startedAt + this.times.leaseMs);
+      this.writes.claimMayBeLost(claim, [...wanted.keys()], startedAt + this.times.leaseMs);
       throw error;
+    } finally {
+      for (const { due, room } of batch) this.slots.setAside(due.tenantId, -room);
     }
-    const endpoint = this.slots.get(due.endpointId);
-    if (answer === undefined) {
-      if (endpoint) this.slots.drop(endpoint);
-      return;
+    if (this.stopping)
+      return void (await this.writes.giveBack(
+        [...answers.values()].flatMap((answer) => answer.deliveries),
+      ));
+    for (const { due } of batch) {
+      const answer = answers.get(due.endpointId);
+      const endpoint = this.slots.get(due.endpointId);
+      if (answer === undefined) {
+        if (endpoint) this.slots.drop(endpoint);
+        continue;
+      }
+      if (answer.deliveries.length === 0 && endpoint === undefined) continue;
+      // Serving is sure until leasedUntil: as if renewed for endpointLeaseMs at leasedUntil - endpointLeaseMs.
+      this.slots.add(due, answer.deliveries, answer.leasedUntil - endpointLeaseMs);
     }
-    const claimed = answer.deliveries;
-    if (this.stopping) return void (await this.writes.giveBack(claimed));
-    if (claimed.length === 0 && endpoint === undefined) return;
-    // Serving is sure until leasedUntil: as if renewed for endpointLeaseMs at leasedUntil - endpointLeaseMs.
-    this.slots.add(due, claimed, answer.leasedUntil - endpointLeaseMs);
     this.pump();
   }
 

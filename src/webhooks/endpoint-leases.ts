@@ -11,7 +11,8 @@ import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
 
 /** The endpoint's lease's name in `leases` (stored: its text stays as it is). */
-const leaseName = (endpointId: string) => `webhook-serving:${endpointId}`;
+const leasePrefix = 'webhook-serving:';
+const leaseName = (endpointId: string) => leasePrefix + endpointId;
 
 const readCommitted = { readCommitted: true };
 
@@ -67,37 +68,53 @@ export function endpointLeases(knex: Knex) {
     return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(leaseName(id))));
   };
 
+  /** The lease's name computed from an endpoint's id column, for a join (`||` joins strings in SQLite, `concat` in MySQL). */
+  const leaseNameOf = (column: string) =>
+    knex.client.config.client === 'mysql2'
+      ? knex.raw('concat(?, ??)', [leasePrefix, column])
+      : knex.raw('(? || ??)', [leasePrefix, column]);
+
   return {
     /**
-     * Takes or renews the endpoint's lease for `holder` when it lacks it or a third of it has
-     * passed (of two instances or Galera nodes at once, one gets it); a lease that ran out more
-     * than `graceMs` ago is taken over. Answers when it runs out at the soonest (epoch ms), or
-     * undefined when another holder has it or the endpoint is disabled or gone.
+     * Takes or renews the leases of these endpoints for `holder` where it lacks one or a third of
+     * it has passed (of two instances or Galera nodes at once, one gets it); a lease that ran out
+     * more than `graceMs` ago is taken over. The endpoints' rows and their leases are read in one
+     * statement; a lease is written only when it is taken or due for renewal. Answers, for each
+     * endpoint whose lease `holder` has now, when it runs out at the soonest (epoch ms); those
+     * another holder has, or disabled or gone, are not in it.
      */
     async take(
-      endpointId: string,
+      endpointIds: string[],
       holder: string,
       { endpointLeaseMs, graceMs }: { endpointLeaseMs: number; graceMs: number },
-    ): Promise<number | undefined> {
+    ): Promise<Map<string, number>> {
+      const held = new Map<string, number>();
+      if (endpointIds.length === 0) return held;
       const takenAt = Date.now();
-      const name = leaseName(endpointId);
-      // The endpoint's row and its lease's in one read: a disabled or deleted endpoint's is not taken.
-      const row: { holder: string | null; expires_at: DbTimestamp | null } | undefined = await knex(
-        'webhook_endpoints as e',
-      )
-        .leftJoin('leases as l', 'l.name', knex.raw('?', [name]))
-        .first('l.holder', 'l.expires_at')
-        .where({ 'e.webhook_endpoint_id': endpointId, 'e.enabled': true });
-      if (row === undefined) return undefined;
-      const lease =
-        row.holder === null ? undefined : { holder: row.holder, expires_at: row.expires_at! };
-      if (lease?.holder === holder && lease.expires_at >= fromNow((endpointLeaseMs * 2) / 3))
-        return takenAt + (endpointLeaseMs * 2) / 3;
-      const taken =
-        lease === undefined
-          ? await insertLease(name, holder, fromNow(endpointLeaseMs))
-          : await takeLease(name, holder, fromNow(endpointLeaseMs), fromNow(-graceMs));
-      return taken ? takenAt + endpointLeaseMs : undefined;
+      // A disabled or deleted endpoint's lease is not taken.
+      const rows: Array<{
+        webhook_endpoint_id: string;
+        holder: string | null;
+        expires_at: DbTimestamp | null;
+      }> = await knex('webhook_endpoints as e')
+        .leftJoin('leases as l', 'l.name', leaseNameOf('e.webhook_endpoint_id'))
+        .select('e.webhook_endpoint_id', 'l.holder', 'l.expires_at')
+        .whereIn('e.webhook_endpoint_id', endpointIds)
+        .where('e.enabled', true);
+      const fresh = fromNow((endpointLeaseMs * 2) / 3);
+      for (const row of rows) {
+        const name = leaseName(row.webhook_endpoint_id);
+        if (row.holder === holder && row.expires_at! >= fresh) {
+          held.set(row.webhook_endpoint_id, takenAt + (endpointLeaseMs * 2) / 3);
+          continue;
+        }
+        const taken =
+          row.holder === null
+            ? await insertLease(name, holder, fromNow(endpointLeaseMs))
+            : await takeLease(name, holder, fromNow(endpointLeaseMs), fromNow(-graceMs));
+        if (taken) held.set(row.webhook_endpoint_id, takenAt + endpointLeaseMs);
+      }
+      return held;
     },
 
     /** Of these endpoints, those whose lease another holder has, or had less than `graceMs` ago. */

@@ -43,7 +43,7 @@ export function queueWrites(
   /** Attempts whose release failed, to give back at the next look. */
   const unreleased: ClaimedDelivery[] = [];
   /** Claims that may have committed though their answers were lost, by claim: to give back at each look until their leases run out. */
-  const lostClaims = new Map<string, { endpointId: string; leaseUntil: number }>();
+  const lostClaims = new Map<string, { endpointIds: string[]; leaseUntil: number }>();
 
   /** Whether a write may be tried again after `wait`, before the claim runs out. */
   const mayRetry = (delivery: ClaimedDelivery, wait: number) =>
@@ -109,13 +109,13 @@ export function queueWrites(
         if (lost.leaseUntil <= now) lostClaims.delete(claim);
         // Kept until its lease runs out: a commit that was under way as its node died may show on
         // the other nodes a little after the first try found nothing.
-        else await queue.releaseClaim(lost.endpointId, claim).catch(() => {});
+        else await queue.releaseClaim(lost.endpointIds, claim).catch(() => {});
       }
     },
 
-    /** A claim whose answer did not come: it may have committed, and is given back at each look until `leaseUntil`. */
-    claimMayBeLost(claim: string, endpointId: string, leaseUntil: number): void {
-      lostClaims.set(claim, { endpointId, leaseUntil });
+    /** A claim (of these endpoints' attempts) whose answer did not come: it may have committed, and is given back at each look until `leaseUntil`. */
+    claimMayBeLost(claim: string, endpointIds: string[], leaseUntil: number): void {
+      lostClaims.set(claim, { endpointIds, leaseUntil });
     },
 
     /** Writes a success's outcome with others; resolves once written, or once its claim has run out. */

@@ -4,7 +4,7 @@
  * every row or none, whichever statement of a packet fails.
  */
 import type { Knex } from 'knex';
-import { affectedRows } from '../../src/db/affected-rows';
+import { affectedRows } from '../../src/db/raw-answers';
 import { isDuplicateKey, readingAgainIfLost } from '../../src/db/database-errors';
 import { DatabaseUnavailableError } from '../../src/errors';
 import { inTransaction } from '../../src/db/transactions';

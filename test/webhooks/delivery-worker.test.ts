@@ -251,6 +251,28 @@ it('gives back what it claimed ahead for an endpoint disabled elsewhere, at the 
   expect(sender.requests).toHaveLength(10);
 });
 
+it("claims for many endpoints in one claim, each within its part of its tenant's share", async () => {
+  const queue = new FakeQueue();
+  const endpoints = Array.from({ length: 12 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+  endpoints.forEach((endpoint, i) => {
+    queue.endpoint(`t${i % 3}`, endpoint);
+    queue.plan(endpoint, 40);
+  });
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 15 });
+  await until(() => queue.called('claim').length > 0);
+  await pass(10);
+  // One claim for all twelve: three tenants share 15 slots, 5 each, and claim ahead four times
+  // that, 20 each, a quarter for each of their four endpoints.
+  const claims = queue.called('claim');
+  expect(claims).toHaveLength(1);
+  const wanted = claims[0].args[0] as Map<string, number>;
+  expect([...wanted.keys()].sort()).toEqual(endpoints);
+  expect([...wanted.values()]).toEqual(endpoints.map(() => 5));
+  expect(queue.claimed()).toHaveLength(60);
+  expect(sender.open()).toHaveLength(15);
+});
+
 it('claims more for an endpoint as its attempts start, without waiting for the next look', async () => {
   const queue = new FakeQueue();
   queue.endpoint('t1', 'a');

@@ -85,41 +85,44 @@ export class FakeQueue implements DeliveryQueue {
   }
 
   async claim(
-    endpointId: string,
+    wanted: Map<string, number>,
     holder: string,
     claim: string,
-    wanted: number,
     times: { leaseMs: number; endpointLeaseMs: number; graceMs: number },
-  ): Promise<{ leasedUntil: number; deliveries: ClaimedDelivery[] } | undefined> {
-    this.call('claim', endpointId, holder, claim, wanted, times);
-    const endpoint = this.endpointsById.get(endpointId);
-    if (!endpoint?.enabled) return undefined;
-    const rows = this.due()
-      .filter((row) => row.endpointId === endpointId)
-      .sort((a, b) => a.dueAt - b.dueAt)
-      .slice(0, wanted);
+  ): Promise<Map<string, { leasedUntil: number; deliveries: ClaimedDelivery[] }>> {
+    this.call('claim', new Map(wanted), holder, claim, times);
     const leaseUntil = Date.now() + times.leaseMs;
-    for (const row of rows) Object.assign(row, { claim, leaseUntil });
+    const answers = new Map<string, { leasedUntil: number; deliveries: ClaimedDelivery[] }>();
+    for (const [endpointId, count] of wanted) {
+      const endpoint = this.endpointsById.get(endpointId);
+      if (!endpoint?.enabled) continue;
+      const rows = this.due()
+        .filter((row) => row.endpointId === endpointId)
+        .sort((a, b) => a.dueAt - b.dueAt)
+        .slice(0, count);
+      for (const row of rows) Object.assign(row, { claim, leaseUntil });
+      answers.set(endpointId, {
+        leasedUntil: Date.now() + times.endpointLeaseMs,
+        deliveries: rows.map((row) => ({
+          deliveryId: row.deliveryId,
+          claim,
+          leaseUntil,
+          endpointId,
+          tenantId: endpoint.tenantId,
+          url: `https://${endpointId}.example/hook`,
+          secrets: [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
+          endpointFailing: false,
+          eventId: row.eventId,
+          eventType: 'task.created',
+          attempt: row.attempt,
+        })),
+      });
+    }
     if (this.loseClaimAnswers > 0) {
       this.loseClaimAnswers--;
       throw new Error('the connection broke at the commit');
     }
-    return {
-      leasedUntil: Date.now() + times.endpointLeaseMs,
-      deliveries: rows.map((row) => ({
-        deliveryId: row.deliveryId,
-        claim,
-        leaseUntil,
-        endpointId,
-        tenantId: endpoint.tenantId,
-        url: `https://${endpointId}.example/hook`,
-        secrets: [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
-        endpointFailing: false,
-        eventId: row.eventId,
-        eventType: 'task.created',
-        attempt: row.attempt,
-      })),
-    };
+    return answers;
   }
 
   async stillLeased(endpointIds: string[], holder: string): Promise<Set<string>> {
@@ -207,10 +210,11 @@ export class FakeQueue implements DeliveryQueue {
     }
   }
 
-  async releaseClaim(endpointId: string, claim: string): Promise<void> {
-    this.call('releaseClaim', endpointId, claim);
-    for (const row of this.pending(endpointId))
-      if (row.claim === claim) Object.assign(row, { claim: undefined, leaseUntil: undefined });
+  async releaseClaim(endpointIds: string[], claim: string): Promise<void> {
+    this.call('releaseClaim', endpointIds, claim);
+    for (const row of this.pending())
+      if (endpointIds.includes(row.endpointId) && row.claim === claim)
+        Object.assign(row, { claim: undefined, leaseUntil: undefined });
   }
 
   private add(row: Omit<Row, 'deliveryId' | 'status'>): Row {
