@@ -65,7 +65,7 @@ export class DeliverySlots {
   private inFlight = 0;
   private queued = 0;
   /** Room set aside for claims under way, by tenant and in all: counted as claimed until they are answered. */
-  private readonly settingAside = new Map<string, number>();
+  private readonly setAsideByTenant = new Map<string, number>();
   private setAsideInAll = 0;
   /** A tenant alone leaves this many slots free, so that another tenant's first attempts start at once. */
   private readonly reserve: number;
@@ -104,7 +104,9 @@ export class DeliverySlots {
     return Math.min(
       maxInFlightPerEndpoint + claimedAheadPerEndpoint - held,
       this.aheadFor(tenantId, endpointId, ahead) - (endpoint?.queue.length ?? 0),
-      ahead - (this.tenants.get(tenantId)?.queued ?? 0) - (this.settingAside.get(tenantId) ?? 0),
+      ahead -
+        (this.tenants.get(tenantId)?.queued ?? 0) -
+        (this.setAsideByTenant.get(tenantId) ?? 0),
       this.limits.maxInFlight * claimedAheadPerSlot - this.queued - this.setAsideInAll,
     );
   }
@@ -115,9 +117,9 @@ export class DeliverySlots {
    * was answered).
    */
   setAside(tenantId: string, count: number): void {
-    const left = (this.settingAside.get(tenantId) ?? 0) + count;
-    if (left === 0) this.settingAside.delete(tenantId);
-    else this.settingAside.set(tenantId, left);
+    const left = (this.setAsideByTenant.get(tenantId) ?? 0) + count;
+    if (left === 0) this.setAsideByTenant.delete(tenantId);
+    else this.setAsideByTenant.set(tenantId, left);
     this.setAsideInAll += count;
   }
 
