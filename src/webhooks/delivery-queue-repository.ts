@@ -141,6 +141,8 @@ export function deliveryQueueRepository(knex: Knex) {
     // Taken before the lease is written, so the claim believes it runs out a little early, never late.
     const leaseUntil = Date.now() + leaseMs;
     const now = nowForDb();
+    // Each read in a derived table of its own: SQLite takes no LIMIT on a bare member of a UNION,
+    // nor parentheses around one (knex's unionAll writes those).
     const reads = [...wanted].map(([endpointId, count]) => dueOf(endpointId, count, now).toSQL());
     const read = {
       sql: reads.map((one, i) => `select * from (${one.sql}) as due${i}`).join(' union all '),
