@@ -72,7 +72,7 @@ function numberKind(bounds: NumberBounds): Kind<number> {
     : fractional
       ? 'a number'
       : 'an integer';
-  const pattern = fractional ? /^\d+(\.\d+)?$/ : /^\d+$/;
+  const pattern = fractional ? /^\d+(\.\d+)?$/ : min < 0 ? /^-?\d+$/ : /^\d+$/;
   return {
     type: unit ?? 'integer',
     bounds: range,
@@ -436,6 +436,13 @@ export const variables = {
     default: '64',
     doc: 'webhook delivery attempts in flight at once on one instance, over all endpoints (each endpoint still at most 10)',
     more: "tenants take turns for them, and one tenant holds no more than its share while others have deliveries waiting. An attempt takes its place once its host's address is known (a lookup holds none) and holds it until its connection has ended. The default keeps the largest events' bodies within the 128 MB heap `npm start` gives",
+  }),
+  webhookThreadNice: variable({
+    name: 'WEBHOOK_THREAD_NICE',
+    ...numberKind({ min: -20, max: 19 }),
+    default: '-20',
+    doc: "the Linux nice value of the webhook delivery thread (the requests' thread keeps the service's)",
+    more: "a value below the service's own needs `CAP_SYS_NICE` or a high enough `RLIMIT_NICE`; without them the thread keeps the service's value and says so at `info`. At -20 deliveries take the CPU they need ahead of requests (one core at the most): on a busy machine, writers flat out to many endpoints slow down rather than leave their webhooks behind",
   }),
   webhookDnsServers: variable({
     name: 'WEBHOOK_DNS_SERVERS',

@@ -29,11 +29,14 @@ it('has the documented defaults', () => {
     webhookAllowPrivateTargets: false,
     webhookEndpointsPerTenant: 20,
     webhookMaxInFlight: 64,
+    webhookThreadNice: -20,
     webhookDnsServers: [],
     webhookDnsTimeoutMs: 2000,
   });
   expect(loadConfig({ WEBHOOK_ENDPOINTS_PER_TENANT: '1' }).webhookEndpointsPerTenant).toBe(1);
   expect(loadConfig({ WEBHOOK_MAX_IN_FLIGHT: '8' }).webhookMaxInFlight).toBe(8);
+  expect(loadConfig({ WEBHOOK_THREAD_NICE: '-5' }).webhookThreadNice).toBe(-5);
+  expect(loadConfig({ WEBHOOK_THREAD_NICE: '19' }).webhookThreadNice).toBe(19);
 });
 
 it('takes WEBHOOK_RETRY_SCHEDULE as durations, and WEBHOOK_ALLOW_PRIVATE_TARGETS as true or false', () => {
@@ -100,6 +103,10 @@ it.each([
   ['WEBHOOK_MAX_IN_FLIGHT', '0', {}],
   ['WEBHOOK_MAX_IN_FLIGHT', '-3', {}],
   ['WEBHOOK_MAX_IN_FLIGHT', 'lots', {}],
+  ['WEBHOOK_THREAD_NICE', '-21', {}],
+  ['WEBHOOK_THREAD_NICE', '20', {}],
+  ['WEBHOOK_THREAD_NICE', '--5', {}],
+  ['WEBHOOK_THREAD_NICE', '-1.5', {}],
   ['WEBHOOK_DNS_SERVERS', 'ns.example.com', {}],
   ['WEBHOOK_DNS_SERVERS', '127.0.0.1:99999', {}],
   ['WEBHOOK_DNS_SERVERS', '10.0.0.2,,10.0.0.3', {}],

@@ -3,6 +3,7 @@
  * on a pool of their own, its log lines and metrics sent to the main thread in batches, at most every
  * `sendEveryMs` and whenever the main thread asks before a scrape.
  */
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config';
 import { backgroundPoolSizes, createKnex } from '../db/knex';
@@ -30,6 +31,24 @@ function sendGathered(): void {
   if (batch) send({ type: 'metrics', batch });
 }
 setInterval(sendGathered, sendEveryMs).unref();
+
+/**
+ * Deliveries come before requests when the machine is short of CPU: otherwise writers flat out to
+ * many endpoints make work faster than the thread gets the CPU to do it. On Linux a nice value
+ * belongs to a thread, and pid 0 names the calling one.
+ */
+function takePriority(nice: number): void {
+  if (process.platform !== 'linux' || os.getPriority(0) === nice) return;
+  try {
+    os.setPriority(0, nice);
+  } catch (error) {
+    logger.info(
+      { err: error, nice },
+      "the webhook thread keeps the service's nice value: raising its priority needs CAP_SYS_NICE or RLIMIT_NICE",
+    );
+  }
+}
+takePriority(config.webhookThreadNice);
 
 const knex = createKnex(
   config.database,

@@ -22,12 +22,14 @@ export interface ServiceProcess {
   lines: Array<Record<string, any>>;
 }
 
-/** `node dist/src/cli/serve.js` on a free port, once it says it is serving. */
+/** `node dist/src/cli/serve.js` on a free port (run under `runUnder`, a command such as `setpriv` and its options), once it says it is serving. */
 export async function serveProcess(
   database: DatabaseConfig,
   env: Record<string, string> = {},
+  runUnder: string[] = [],
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [entryPoint], {
+  const [command, ...args] = [...runUnder, process.execPath, entryPoint];
+  const child = spawn(command, args, {
     // Limits no test reaches, as in the in-process tests' configuration: the tests send from one address.
     env: {
       ...process.env,

@@ -36,6 +36,8 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     webhookAllowPrivateTargets: false,
     webhookEndpointsPerTenant: 20,
     webhookMaxInFlight: 64,
+    // Inside a test runner's worker the delivery thread keeps its priority; a test of its own raises it.
+    webhookThreadNice: 0,
     // Nothing listens there: no test's lookup leaves the machine. A test that needs names runs a name server of its own.
     webhookDnsServers: ['127.0.0.1:1'],
     webhookDnsTimeoutMs: 2000,
