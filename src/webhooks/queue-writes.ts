@@ -16,6 +16,11 @@ import type {
 
 /** Successes written in one statement at the most. */
 const successesPerWrite = 500;
+/**
+ * How long a success waits for others to share its write: at thousands of deliveries a second a
+ * write then serves tens of them, not the few that arrive during one write's round trips.
+ */
+const successesGatherMs = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The wait before the next try of a write that failed `failures` times: 100 ms doubling to 2 s, with jitter. */
@@ -23,6 +28,8 @@ const backoffMs = (failures: number) =>
   Math.min(2000, 100 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2);
 
 interface PendingSuccess {
+  /** performance.now() when it arrived. */
+  at: number;
   delivery: ClaimedDelivery;
   responseStatus: number;
   durationMs: number;
@@ -60,9 +67,10 @@ export function queueWrites(
   };
 
   /**
-   * Successes are written together: while one write runs, those that arrive wait for the next,
-   * which takes them all in one statement (one commit for many, no wait when there is one). A
-   * write that fails is tried again, with backoff, for those whose claims allow it.
+   * Successes are written together: the first waits `successesGatherMs` for others (less when
+   * `successesPerWrite` are waiting), and those that arrive while a write runs wait for the next,
+   * which takes them all in one statement, one commit for many. A write that fails is tried
+   * again, with backoff, for those whose claims allow it.
    */
   const successes: PendingSuccess[] = [];
   let writingSuccesses = false;
@@ -71,6 +79,9 @@ export function queueWrites(
     writingSuccesses = true;
     let failures = 0;
     while (successes.length > 0) {
+      const gathering = successes[0].at + successesGatherMs - performance.now();
+      if (gathering > 0 && successes.length < successesPerWrite && !stopping())
+        await sleep(gathering);
       const batch = successes.splice(0, successesPerWrite);
       try {
         const written = await queue.recordSuccesses(batch);
@@ -122,6 +133,7 @@ export function queueWrites(
     recordSuccess(delivery: ClaimedDelivery, outcome: DeliveryOutcome): Promise<void> {
       return new Promise<void>((written) => {
         successes.push({
+          at: performance.now(),
           delivery,
           responseStatus: outcome.responseStatus!,
           durationMs: outcome.durationMs,
