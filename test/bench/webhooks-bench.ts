@@ -29,8 +29,11 @@ const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const backlog = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 5000);
-/** Only the shapes whose names contain this (all when unset): for measuring one change quickly. */
+/** Only the shape of this name, or else those whose names contain it (all when unset): for measuring one change quickly. */
 const onlyShapes = process.env.BENCH_WEBHOOK_SHAPES;
+const chosen = (name: string) =>
+  !onlyShapes ||
+  (shapeNames.includes(onlyShapes) ? name === onlyShapes : name.includes(onlyShapes));
 const serviceEnv = {
   RATE_LIMIT_PER_MINUTE: '999999999',
   LOG_LEVEL: 'warn',
@@ -67,6 +70,8 @@ const shapes: Shape[] = [
     halfRate: false,
   },
 ];
+
+const shapeNames = shapes.map(({ name }) => name);
 
 interface Tenant {
   key: string;
@@ -282,6 +287,8 @@ async function drainBacklog(
   const before = receiver.deliveries();
   const cpuBefore = service.cpuSeconds();
   const enabledAt = performance.now();
+  // The clock V8's CPU profiles keep (CLOCK_MONOTONIC), to read the drain alone out of a profile.
+  const profileFrom = process.hrtime.bigint() / 1000n;
   await Promise.all(
     tenants.flatMap((tenant) =>
       tenant.endpoints.map((endpoint) => patch(tenant, endpoint.id, true)),
@@ -303,6 +310,7 @@ async function drainBacklog(
   const shares = groups.map(share);
   const drained = await until(() => receiver.deliveries() - before >= rows.length, 120_000);
   const tookMs = performance.now() - enabledAt;
+  const profileTo = process.hrtime.bigint() / 1000n;
   const delivered = receiver.deliveries() - before;
   return {
     planned: rows.length,
@@ -311,6 +319,8 @@ async function drainBacklog(
     tookMs,
     fairness: Math.min(...shares) / Math.max(...shares),
     cpuUs: ((service.cpuSeconds() - cpuBefore) * 1e6) / delivered,
+    delivered,
+    profileWindow: `${profileFrom}-${profileTo}`,
   };
 }
 
@@ -362,7 +372,7 @@ async function webhooksBench(): Promise<void> {
   try {
     console.log('\n## MariaDB: webhooks (local receivers answering 204 at once)\n');
     const results = [];
-    for (const shape of shapes.filter(({ name }) => !onlyShapes || name.includes(onlyShapes)))
+    for (const shape of shapes.filter(({ name }) => chosen(name)))
       results.push({ shape, ...(await runShape(shape, receiver)) });
     console.log(
       `${connections} writers. Deliveries are wanted at the creates' rate times the endpoints each event goes to; ` +
@@ -396,6 +406,11 @@ async function webhooksBench(): Promise<void> {
         .map(({ shape, firstMs }) => `${shape.name} ${fmt(firstMs)} ms`)
         .join(', ')}.`,
     );
+    if (process.env.BENCH_CPU_PROF)
+      for (const { shape, drain } of results)
+        console.log(
+          `\nThe drain of ${shape.name} in the CPU profiles (µs of CLOCK_MONOTONIC): ${drain.profileWindow}, ${drain.delivered} deliveries.`,
+        );
   } finally {
     await receiver.stop();
   }
