@@ -113,20 +113,29 @@ export function deliveryOutcomes(knex: Knex) {
       ];
       // In a transaction of its own, so that a deadlock with another writer (or a certification
       // conflict on a cluster) runs it again rather than leaving the attempts to be made twice.
-      return inTransaction(
+      // Its writes wait for no answer: they go with BEGIN and COMMIT, in one round trip.
+      let updated = 0;
+      await inTransaction(
         knex,
         'webhook-successes',
         async ({ trx }) => {
-          const updated = affectedRows(await trx.raw(update.sql, update.bindings));
+          updated = 0;
+          await trx.later({
+            ...update,
+            answerMeans: (answer) => void (updated = affectedRows(answer)),
+          });
           if (recovered.length > 0)
-            await trx('webhook_endpoints')
-              .whereIn('webhook_endpoint_id', recovered)
-              .whereNotNull('failing_since')
-              .update({ failing_since: null });
-          return updated;
+            await trx.later(
+              knex('webhook_endpoints')
+                .whereIn('webhook_endpoint_id', recovered)
+                .whereNotNull('failing_since')
+                .update({ failing_since: null })
+                .toSQL(),
+            );
         },
         readCommitted,
       );
+      return updated;
     },
   };
 }
