@@ -80,8 +80,9 @@ it('makes every due attempt once and writes one outcome for each', async () => {
   expect(queue.outcomes.every((outcome) => outcome.succeeded)).toBe(true);
   expect(counts.attempted.get('delivered')).toBe(90);
   await until(() => counts.inFlight === 0);
-  // Successes are written many at a time.
-  expect(queue.called('recordSuccesses').length).toBeLessThan(90);
+  // Successes are written many at a time: those that end within 10 ms of the first share its
+  // write (the 90 here end together on the fake clock; written as they came, they took 13).
+  expect(queue.called('recordSuccesses').length).toBeLessThanOrEqual(2);
 });
 
 it('never holds more than its slots, nor more than 10 to one endpoint, and uses them all', async () => {
