@@ -200,6 +200,15 @@ describe('webhook deliveries', () => {
     await createProject(key, 'p');
     await receiver.waitFor(1, { path: '/ok-overdue' });
     const [event] = await feed(key, 1);
+    // Until its outcome is written, the attempt made counts as due (not yet written back).
+    const attempts = () =>
+      api.service
+        .knex('webhook_deliveries')
+        .where({ webhook_endpoint_id: endpoint.webhook_endpoint_id, status: 'succeeded' });
+    for (let waited = 0; (await attempts()).length === 0; waited += 20) {
+      if (waited > 10_000) throw new Error('the first delivery was not written back within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const before = await scrapeUntil(api.baseUrl, (s) => at(s, 'webhook_attempts_in_flight') === 0);
     // Another instance holds the endpoint's lease and has stopped making its attempts.
     const serving = () =>
