@@ -64,6 +64,19 @@ export function toEvent(row: EventRow): Event {
   };
 }
 
+/**
+ * The JSON text of toEvent(row), byte for byte, with the row's data spliced in as stored (it is
+ * written by JSON.stringify) rather than parsed and written again: what a webhook delivery sends.
+ */
+export function eventJson(row: EventRow): string {
+  return (
+    `{"event_id":${JSON.stringify(row.event_id)},"sequence":${Number(row.sequence)}` +
+    `,"type":${JSON.stringify(row.type)},"created_at":"${fromDbTimestamp(row.created_at)}"` +
+    `,"project_id":${JSON.stringify(row.project_id)},"request_id":${JSON.stringify(row.request_id)}` +
+    `,"data":${row.data}}`
+  );
+}
+
 export type EventLog = ReturnType<typeof eventLog>;
 
 /** An event row's columns, in the order of the insert's bindings. */

@@ -1,12 +1,9 @@
 /** Making an attempt (its signed request) and telling of it (its log line and metrics). */
 import type { Logger } from 'pino';
-import type { components } from '../../generated/api';
-import type { ClaimedDelivery } from './delivery-queue-repository';
+import type { ClaimedDelivery, EventToSend } from './delivery-queue-repository';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import { outcomeLabel, type WebhookMetrics } from './attempt-metrics';
 import { signatureHeader } from './signer';
-
-type Event = components['schemas']['Event'];
 
 /** An attempt that ended before it began. */
 export const settled = (result: AttemptResult): Attempt => ({
@@ -21,20 +18,18 @@ export const settled = (result: AttemptResult): Attempt => ({
 export function sendSigned(
   sender: WebhookClient,
   delivery: ClaimedDelivery,
-  event: Event | undefined,
-  stop: AbortSignal,
+  event: EventToSend | undefined,
 ): Attempt {
   if (event === undefined) return settled({ error: 'event no longer kept', durationMs: 0 });
-  const body = JSON.stringify(event);
   const timestamp = new Date();
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'task-tracker-webhooks/1.3',
     'webhook-id': delivery.eventId,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': signatureHeader(delivery.eventId, timestamp, body, delivery.secrets),
+    'webhook-signature': signatureHeader(delivery.eventId, timestamp, event.json, delivery.secrets),
   };
-  return sender.post(delivery.url, headers, body, { stop });
+  return sender.post(delivery.url, headers, event.json);
 }
 
 /** The URL's scheme, host and port: what a log line may say of a receiver (a path or query may hold a token). */

@@ -19,10 +19,10 @@ import { affectedRows, selectedRows } from '../db/raw-answers';
 import { translatingErrors } from '../db/database-errors';
 import { deliveryOutcomes } from './delivery-outcomes';
 import { endpointLeases } from './endpoint-leases';
-import { numbered, toEvent, type EventRow } from '../db/event-log';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { eventJson, numbered, type EventRow } from '../db/event-log';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
-import type { ClaimedDelivery, DueEndpoint } from './queue-items';
+import type { ClaimedDelivery, DueEndpoint, EventToSend } from './queue-items';
 import { signingSecrets } from './webhook-secrets';
 
 export type {
@@ -32,9 +32,9 @@ export type {
   DisabledReason,
   DueEndpoint,
   EndpointHealthChange,
+  EventToSend,
 } from './queue-items';
 
-type Event = components['schemas']['Event'];
 type EventType = components['schemas']['EventType'];
 
 export type DeliveryQueueRepository = ReturnType<typeof deliveryQueueRepository>;
@@ -280,13 +280,18 @@ export function deliveryQueueRepository(knex: Knex) {
      * The events of these attempts as the feed shows them, by event_id, read just before the
      * attempts are made; an event retention has removed is missing.
      */
-    async eventsToSend(eventIds: string[]): Promise<Map<string, Event>> {
+    async eventsToSend(eventIds: string[]): Promise<Map<string, EventToSend>> {
       if (eventIds.length === 0) return new Map();
       const rows: EventRow[] = await knex('events')
         .select('event_id', 'sequence', 'type', 'created_at', 'project_id', 'request_id', 'data')
         .whereIn('event_id', eventIds)
         .modify(numbered);
-      return new Map(rows.map((row) => [row.event_id, toEvent(row)]));
+      return new Map(
+        rows.map((row) => [
+          row.event_id,
+          { json: eventJson(row), createdAt: fromDbTimestamp(row.created_at) },
+        ]),
+      );
     },
 
     ...outcomes,

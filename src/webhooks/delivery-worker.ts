@@ -15,9 +15,7 @@
  * sender (the HTTP client), and decides only what to claim, when, and what to start.
  */
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import type { components } from '../../generated/api';
 import type {
   ClaimedDelivery,
   DeliveryQueueRepository,
@@ -32,8 +30,6 @@ import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import type { WebhookMetrics } from './attempt-metrics';
 import { queueWrites, type QueueWrites } from './queue-writes';
 import { ReadAhead, type Body } from './read-ahead';
-
-type Event = components['schemas']['Event'];
 
 /** What the worker asks of the queue of attempts: the repository, but for what only metrics count. */
 export type DeliveryQueue = Omit<DeliveryQueueRepository, 'countDue'>;
@@ -99,7 +95,6 @@ class Worker {
   private readonly lookingUp = new Set<string>();
   /** Attempts being started or written back: stop() waits for them. */
   private readonly attempts = new Set<Promise<void>>();
-  private readonly stopAttempts = new AbortController();
   private stopping = false;
   /** A look at every endpoint is due (the poll, or attempts were planned); otherwise only the top-ups. */
   private scanDue = true;
@@ -116,8 +111,6 @@ class Worker {
     private readonly options: DeliveryWorkerOptions,
   ) {
     const { timeoutMs, maxInFlight, logger } = options;
-    // Each attempt in flight listens for the stop: as many listeners as slots is no leak.
-    setMaxListeners(maxInFlight + 1, this.stopAttempts.signal);
     this.times = {
       // A claimed attempt waits for a slot (it is made only with the timeout and the outcome's
       // window still left on its claim), is made (the timeout again) and written back.
@@ -156,7 +149,7 @@ class Worker {
     const queued = this.slots.takeAllQueued();
     this.readAhead.forget(queued);
     await this.queue.release(queued).catch(() => {});
-    this.stopAttempts.abort();
+    this.sender.callOff();
     await Promise.all([...this.attempts]);
     await this.queue.releaseLeases(endpointIds, this.holder).catch(() => {});
     await this.sender.close();
@@ -378,7 +371,7 @@ class Worker {
     this.track(
       attempt.result
         .then((result) => {
-          if (made) observeAttempt(this.options, delivery, result, read.event?.created_at);
+          if (made) observeAttempt(this.options, delivery, result, read.event?.createdAt);
           return this.record(delivery, result);
         })
         .catch((error: unknown) =>
@@ -392,9 +385,9 @@ class Worker {
   }
 
   /** Makes the attempt: its HTTP call, the only part in flight to the endpoint. */
-  private send(delivery: ClaimedDelivery, event: Event | undefined): Attempt {
+  private send(delivery: ClaimedDelivery, event: Body): Attempt {
     try {
-      return sendSigned(this.sender, delivery, event, this.stopAttempts.signal);
+      return sendSigned(this.sender, delivery, event);
     } catch (error) {
       this.options.logger.error(
         { err: error, delivery_id: delivery.deliveryId },

@@ -28,6 +28,12 @@ export interface ClaimedDelivery {
   attempt: number;
 }
 
+/** An attempt's event as it is sent: its JSON as the feed shows it, and when it was made (ISO). */
+export interface EventToSend {
+  json: string;
+  createdAt: string;
+}
+
 /** An endpoint with due attempts that an instance may serve. */
 export interface DueEndpoint {
   endpointId: string;

@@ -6,21 +6,18 @@
  * flight and of the next `maxInFlightPerEndpoint` of each endpoint, never of the whole queue
  * claimed ahead.
  */
-import type { components } from '../../generated/api';
-import type { ClaimedDelivery } from './delivery-queue-repository';
-
-type Event = components['schemas']['Event'];
+import type { ClaimedDelivery, EventToSend } from './delivery-queue-repository';
 
 /** An attempt's event: undefined when retention removed it. */
-export type Body = Event | undefined;
+export type Body = EventToSend | undefined;
 
 export class ReadAhead {
   /** Events read for attempts not started yet, by delivery id. */
   private readonly bodies = new Map<string, Body>();
   /** Reads under way, by the delivery ids they are for. */
-  private readonly reading = new Map<string, Promise<Map<string, Event>>>();
+  private readonly reading = new Map<string, Promise<Map<string, EventToSend>>>();
 
-  constructor(private readonly read: (eventIds: string[]) => Promise<Map<string, Event>>) {}
+  constructor(private readonly read: (eventIds: string[]) => Promise<Map<string, EventToSend>>) {}
 
   /**
    * The events of the attempts starting now, each at once when it was read ahead, otherwise once

@@ -3,20 +3,17 @@
  * rules of the real one (an attempt is claimed by one claim at a time, an outcome is kept only
  * under its claim), and the sender answers as the test says, at once or when it is told to.
  */
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import type { components } from '../../generated/api';
 import type {
   ClaimedDelivery,
   DeliveryOutcome,
   DeliverySuccess,
   DueEndpoint,
+  EventToSend,
 } from '../../src/webhooks/delivery-queue-repository';
 import type { DeliveryQueue } from '../../src/webhooks/delivery-worker';
 import type { Attempt, AttemptResult, WebhookClient } from '../../src/webhooks/http-client';
 import type { DeliveryOutcomeLabel, WebhookMetrics } from '../../src/webhooks/attempt-metrics';
-
-type Event = components['schemas']['Event'];
 
 export interface Row {
   deliveryId: string;
@@ -143,20 +140,13 @@ export class FakeQueue implements DeliveryQueue {
     this.call('releaseLeases', endpointIds, holder);
   }
 
-  async eventsToSend(eventIds: string[]): Promise<Map<string, Event>> {
+  async eventsToSend(eventIds: string[]): Promise<Map<string, EventToSend>> {
     this.call('eventsToSend', eventIds);
+    const createdAt = new Date(Date.now() - 1000).toISOString();
     return new Map(
       eventIds.map((eventId) => [
         eventId,
-        {
-          event_id: eventId,
-          sequence: 1,
-          type: 'task.created',
-          created_at: new Date(Date.now() - 1000).toISOString(),
-          project_id: 'project',
-          request_id: 'request',
-          data: {} as Event['data'],
-        },
+        { json: JSON.stringify({ event_id: eventId, created_at: createdAt }), createdAt },
       ]),
     );
   }
@@ -313,12 +303,7 @@ export class FakeSender implements WebhookClient {
     );
   }
 
-  post(
-    url: string,
-    headers: Record<string, string>,
-    _body: string,
-    options: { stop?: AbortSignal },
-  ): Attempt {
+  post(url: string, headers: Record<string, string>, _body: string): Attempt {
     let resolve!: (result: AttemptResult) => void;
     const result = new Promise<AttemptResult>((settle) => (resolve = settle));
     const request: Request = {
@@ -342,16 +327,13 @@ export class FakeSender implements WebhookClient {
         this.open(request.endpointId).length,
       ),
     );
-    const abandon = () => request.answer({ abandoned: true });
-    if (options.stop) {
-      // One listener per request open, as many as the worker's slots.
-      setMaxListeners(0, options.stop);
-      options.stop.addEventListener('abort', abandon, { once: true });
-      void result.then(() => options.stop!.removeEventListener('abort', abandon));
-    }
     const answer = this.respond(request);
     if (answer) request.answer(answer);
     return { result, ended: result.then(() => {}) };
+  }
+
+  callOff(): void {
+    for (const request of this.open()) request.answer({ abandoned: true });
   }
 
   async close(): Promise<void> {
