@@ -1,12 +1,16 @@
 /**
  * The events of the attempts about to start, read many at a time: when an attempt takes its slot,
- * the events of the next attempts in its endpoint's queue (as many as the endpoint may have in
- * flight) are read with it in one query, once half of them are not read yet. So an attempt rarely
- * waits for a read of its own, and the instance holds the bodies of at most the attempts in
- * flight and of the next `maxInFlightPerEndpoint` of each endpoint, never of the whole queue
- * claimed ahead.
+ * the events of the next `readAheadPerEndpoint` attempts in its endpoint's queue are read with it
+ * in one query, once half of them are not read yet. So an attempt rarely waits for a read of its
+ * own, a read serves about as many attempts as the endpoint may have in flight, and the instance
+ * holds the bodies of at most the attempts in flight and of the next `readAheadPerEndpoint` of
+ * each endpoint, never of the whole queue claimed ahead.
  */
 import type { ClaimedDelivery, EventToSend } from './delivery-queue-repository';
+import { maxInFlightPerEndpoint } from './delivery-slots';
+
+/** The attempts of an endpoint whose events are read ahead: twice what it may have in flight, read half at a time. */
+export const readAheadPerEndpoint = 2 * maxInFlightPerEndpoint;
 
 /** An attempt's event: undefined when retention removed it. */
 export type Body = EventToSend | undefined;
