@@ -120,7 +120,8 @@ class Worker {
       // still held its lease, have all been cut off: the cap holds across the handover.
       graceMs: timeoutMs + 1000,
     };
-    this.readAhead = new ReadAhead((eventIds) => queue.eventsToSend(eventIds));
+    // No more bodies read ahead than there are slots: with those in flight, twice the slots at most.
+    this.readAhead = new ReadAhead((eventIds) => queue.eventsToSend(eventIds), maxInFlight);
     this.writes = queueWrites(queue, { logger, stopping: () => this.stopping });
     this.slots = new DeliverySlots(
       { maxInFlight, endpointLeaseMs, leaseLeftToStartMs: timeoutMs + outcomeWindowMs },
@@ -368,10 +369,12 @@ class Worker {
     const attempt = made
       ? this.send(delivery, read.event)
       : settled({ abandoned: true, durationMs: 0 });
+    // Only this is kept of the event while the attempt is in flight: its body is the request's.
+    const createdAt = read?.event?.createdAt;
     this.track(
       attempt.result
         .then((result) => {
-          if (made) observeAttempt(this.options, delivery, result, read.event?.createdAt);
+          if (made) observeAttempt(this.options, delivery, result, createdAt);
           return this.record(delivery, result);
         })
         .catch((error: unknown) =>

@@ -3,8 +3,8 @@
  * the events of the next `readAheadPerEndpoint` attempts in its endpoint's queue are read with it
  * in one query, once half of them are not read yet. So an attempt rarely waits for a read of its
  * own, a read serves about as many attempts as the endpoint may have in flight, and the instance
- * holds the bodies of at most the attempts in flight and of the next `readAheadPerEndpoint` of
- * each endpoint, never of the whole queue claimed ahead.
+ * holds the bodies of the next `readAheadPerEndpoint` of each endpoint, and of no more than
+ * `maxHeld` attempts in all, never of the whole queue claimed ahead.
  */
 import type { ClaimedDelivery, EventToSend } from './delivery-queue-repository';
 import { maxInFlightPerEndpoint } from './delivery-slots';
@@ -21,7 +21,10 @@ export class ReadAhead {
   /** Reads under way, by the delivery ids they are for. */
   private readonly reading = new Map<string, Promise<Map<string, EventToSend>>>();
 
-  constructor(private readonly read: (eventIds: string[]) => Promise<Map<string, EventToSend>>) {}
+  constructor(
+    private readonly read: (eventIds: string[]) => Promise<Map<string, EventToSend>>,
+    private readonly maxHeld: number,
+  ) {}
 
   /**
    * The events of the attempts starting now, each at once when it was read ahead, otherwise once
@@ -33,8 +36,9 @@ export class ReadAhead {
       !this.bodies.has(delivery.deliveryId) && !this.reading.has(delivery.deliveryId);
     const missing = starting.filter(unread);
     const ahead = next.filter(unread);
-    if (missing.length > 0 || (ahead.length > 0 && ahead.length * 2 >= next.length))
-      this.readNow([...missing, ...ahead]);
+    const room = this.maxHeld - this.bodies.size - this.reading.size;
+    if (missing.length > 0 || (ahead.length > 0 && ahead.length * 2 >= next.length && room > 0))
+      this.readNow([...missing, ...ahead.slice(0, Math.max(0, room))]);
     return starting.map((delivery) => {
       const { deliveryId, eventId } = delivery;
       if (this.bodies.has(deliveryId)) {
