@@ -18,9 +18,10 @@ import type {
 const successesPerWrite = 500;
 /**
  * How long a success waits for others to share its write: at thousands of deliveries a second a
- * write then serves tens of them, not the few that arrive during one write's round trips.
+ * write then serves tens of them, not the few that arrive during one write's round trips. An
+ * instance that dies meanwhile leaves those attempts to be made again, as any crash before a write.
  */
-const successesGatherMs = 10;
+const successesGatherMs = 25;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The wait before the next try of a write that failed `failures` times: 100 ms doubling to 2 s, with jitter. */
