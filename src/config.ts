@@ -430,9 +430,9 @@ export const variables = {
   webhookMaxInFlight: variable({
     name: 'WEBHOOK_MAX_IN_FLIGHT',
     ...limit,
-    // An attempt holds its event several times over (the row, the parsed Event, the signed body,
-    // undici's copy): this keeps the largest events' attempts within about half the heap `npm start`
-    // gives, beside the requests it serves (BENCHMARKS.md).
+    // An attempt holds its event's JSON until its request is made, then undici's copy (outside the
+    // heap) until it ends, and no more bodies are read ahead than there are slots: the largest
+    // events' attempts stay well within the thread's heap (BENCHMARKS.md).
     default: '64',
     doc: 'webhook delivery attempts in flight at once on one instance, over all endpoints (each endpoint still at most 10)',
     more: "tenants take turns for them, and one tenant holds no more than its share while others have deliveries waiting. An attempt takes its place once its host's address is known (a lookup holds none) and holds it until its connection has ended. The default keeps the largest events' bodies within the 128 MB heap `npm start` gives",
