@@ -29,7 +29,7 @@ import { DeliverySlots, type Started } from './delivery-slots';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import type { WebhookMetrics } from './attempt-metrics';
 import { queueWrites, type QueueWrites } from './queue-writes';
-import { ReadAhead, readAheadPerEndpoint, type Body } from './read-ahead';
+import { ReadAhead, type Body } from './read-ahead';
 
 /** What the worker asks of the queue of attempts: the repository, but for what only metrics count. */
 export type DeliveryQueue = Omit<DeliveryQueueRepository, 'countDue'>;
@@ -330,13 +330,7 @@ class Worker {
 
   /** Makes the attempts given slots, each once its event is known (read ahead, or read now with the next ones). */
   private startAttempts(starting: Started[]): void {
-    const next = [...new Set(starting.map((started) => started.endpoint))].flatMap((endpoint) =>
-      endpoint.queue.slice(0, readAheadPerEndpoint),
-    );
-    const bodies = this.readAhead.take(
-      starting.map((started) => started.delivery),
-      next,
-    );
+    const bodies = this.readAhead.take(starting);
     starting.forEach((started, i) => {
       const body = bodies[i];
       if (!(body instanceof Promise)) return this.begin(started, { event: body });

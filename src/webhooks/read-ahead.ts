@@ -7,7 +7,7 @@
  * `maxHeld` attempts in all, never of the whole queue claimed ahead.
  */
 import type { ClaimedDelivery, EventToSend } from './delivery-queue-repository';
-import { maxInFlightPerEndpoint } from './delivery-slots';
+import { maxInFlightPerEndpoint, type Started } from './delivery-slots';
 
 /** The attempts of an endpoint whose events are read ahead: twice what it may have in flight, read half at a time. */
 export const readAheadPerEndpoint = 2 * maxInFlightPerEndpoint;
@@ -27,19 +27,29 @@ export class ReadAhead {
   ) {}
 
   /**
-   * The events of the attempts starting now, each at once when it was read ahead, otherwise once
-   * read; `next` are the attempts that start after them (the heads of their endpoints' queues),
-   * read with them when they are missing, or on their own once half of them are.
+   * The events of the attempts starting now (already taken off their endpoints' queues), each at
+   * once when it was read ahead, otherwise once read. The heads of their endpoints' queues are
+   * read with them when some are missing, or on their own once the attempt halfway down the
+   * read-ahead has nothing read: reads take the heads of queues, so half of it is unread then.
    */
-  take(starting: ClaimedDelivery[], next: ClaimedDelivery[]): Array<Body | Promise<Body>> {
-    const unread = (delivery: ClaimedDelivery) =>
-      !this.bodies.has(delivery.deliveryId) && !this.reading.has(delivery.deliveryId);
-    const missing = starting.filter(unread);
-    const ahead = next.filter(unread);
-    const room = this.maxHeld - this.bodies.size - this.reading.size;
-    if (missing.length > 0 || (ahead.length > 0 && ahead.length * 2 >= next.length && room > 0))
-      this.readNow([...missing, ...ahead.slice(0, Math.max(0, room))]);
-    return starting.map((delivery) => {
+  take(starting: readonly Started[]): Array<Body | Promise<Body>> {
+    let toRead: ClaimedDelivery[] | undefined;
+    for (const { delivery } of starting) if (this.unread(delivery)) (toRead ??= []).push(delivery);
+    let room = this.maxHeld - this.bodies.size - this.reading.size;
+    starting.forEach(({ endpoint }, i) => {
+      if (starting.findIndex((other) => other.endpoint === endpoint) !== i) return;
+      const { queue } = endpoint;
+      const window = Math.min(queue.length, readAheadPerEndpoint);
+      const halfway = queue[window >> 1];
+      if (halfway === undefined || (toRead === undefined && !this.unread(halfway))) return;
+      for (let j = 0; j < window && room > 0; j++)
+        if (this.unread(queue[j])) {
+          (toRead ??= []).push(queue[j]);
+          room--;
+        }
+    });
+    if (toRead !== undefined) this.readNow(toRead);
+    return starting.map(({ delivery }) => {
       const { deliveryId, eventId } = delivery;
       if (this.bodies.has(deliveryId)) {
         const body = this.bodies.get(deliveryId);
@@ -66,6 +76,10 @@ export class ReadAhead {
   /** How many events are held for attempts not started yet. */
   get held(): number {
     return this.bodies.size;
+  }
+
+  private unread({ deliveryId }: ClaimedDelivery): boolean {
+    return !this.bodies.has(deliveryId) && !this.reading.has(deliveryId);
   }
 
   private readNow(deliveries: ClaimedDelivery[]): void {

@@ -4,6 +4,7 @@
  * bounds on the bodies an instance holds.
  */
 import type { ClaimedDelivery, EventToSend } from '../../src/webhooks/delivery-queue-repository';
+import type { LeasedEndpoint } from '../../src/webhooks/delivery-slots';
 import { ReadAhead, readAheadPerEndpoint } from '../../src/webhooks/read-ahead';
 
 const delivery = (i: number) => ({ deliveryId: `d${i}`, eventId: `e${i}` }) as ClaimedDelivery;
@@ -20,13 +21,15 @@ function reader(fail = () => false) {
   return { reads, read };
 }
 
-/** Starts the queue's attempts one at a time, as slots free, as the worker does. */
+/** Takes the first attempt off the endpoint's queue and starts it, as the worker gives it a slot. */
+const start = (readAhead: ReadAhead, queue: ClaimedDelivery[]) =>
+  readAhead.take([{ delivery: queue.shift()!, endpoint: { queue } as LeasedEndpoint }])[0];
+
+/** Starts the queue's attempts one at a time, as slots free. */
 async function drain(readAhead: ReadAhead, queue: ClaimedDelivery[], mostHeld = { held: 0 }) {
   const sent: Array<EventToSend | undefined> = [];
   while (queue.length > 0) {
-    const starting = queue.splice(0, 1);
-    const [body] = readAhead.take(starting, queue.slice(0, readAheadPerEndpoint));
-    sent.push(await body);
+    sent.push(await start(readAhead, queue));
     mostHeld.held = Math.max(mostHeld.held, readAhead.held);
   }
   return sent;
@@ -59,9 +62,7 @@ it('holds no more bodies than its bound over many endpoints, and still reads eac
   const sent: string[] = [];
   for (let turn = 0; turn < 50; turn++)
     for (const queue of queues) {
-      const starting = queue.splice(0, 1);
-      const [body] = readAhead.take(starting, queue.slice(0, readAheadPerEndpoint));
-      sent.push((await body)!.json);
+      sent.push((await start(readAhead, queue))!.json);
       mostHeld = Math.max(mostHeld, readAhead.held);
     }
   expect(new Set(sent).size).toBe(500);
@@ -69,11 +70,29 @@ it('holds no more bodies than its bound over many endpoints, and still reads eac
   expect(reads.flat()).toHaveLength(new Set(reads.flat()).size);
 });
 
+it('reads the events of attempts starting together at once, with their endpoints’ next ones', async () => {
+  const { reads, read } = reader();
+  const readAhead = new ReadAhead(read, 1000);
+  const queues = [0, 1, 2].map((e) => Array.from({ length: 30 }, (_, i) => delivery(e * 100 + i)));
+  // Two attempts of the first endpoint and one of each other, as a claim's answer fills slots.
+  const starting = [queues[0], queues[0], queues[1], queues[2]].map((queue) => ({
+    delivery: queue.shift()!,
+    endpoint: { queue } as LeasedEndpoint,
+  }));
+  starting[1].endpoint = starting[0].endpoint;
+  const bodies = await Promise.all(readAhead.take(starting));
+  expect(bodies.map((body) => body?.json)).toEqual(
+    ['e0', 'e1', 'e100', 'e200'].map((id) => `{"id":"${id}"}`),
+  );
+  expect(reads).toHaveLength(1);
+  expect(reads[0]).toHaveLength(4 + 3 * readAheadPerEndpoint);
+});
+
 it('forgets what it read for attempts given back', async () => {
   const { read } = reader();
   const readAhead = new ReadAhead(read, 1000);
   const queue = Array.from({ length: 30 }, (_, i) => delivery(i));
-  await readAhead.take(queue.splice(0, 1), queue.slice(0, readAheadPerEndpoint))[0];
+  await start(readAhead, queue);
   expect(readAhead.held).toBeGreaterThan(0);
   readAhead.forget(queue);
   expect(readAhead.held).toBe(0);
@@ -84,8 +103,7 @@ it('lets the attempts starting see a failed read, and reads again for the next o
   const { reads, read } = reader(() => failing);
   const readAhead = new ReadAhead(read, 1000);
   const queue = Array.from({ length: 30 }, (_, i) => delivery(i));
-  const [failed] = readAhead.take(queue.splice(0, 1), queue.slice(0, readAheadPerEndpoint));
-  await expect(failed).rejects.toThrow('the database went away');
+  await expect(start(readAhead, queue)).rejects.toThrow('the database went away');
   failing = false;
   const sent = await drain(readAhead, queue);
   expect(sent.map((event) => event?.json)).toEqual(
