@@ -9,16 +9,19 @@ import { createResolver } from '../../src/webhooks/dns-lookups';
 import { createWebhookClient, type WebhookClient } from '../../src/webhooks/http-client';
 import { freePort } from '../support/free-port';
 
-const timeoutMs = 400;
+/** The attempts' timeout in the test of the timeout; the other tests' is far longer, so that only what they try ends their attempts, however loaded the machine. */
+const timeoutMs = 1500;
 let server: http.Server;
 let base: string;
 let client: WebhookClient;
-/** The connection each path's last request came over. */
+/** The connection each path's last request came over, and how many requests each had. */
 const socketOf = new Map<string, Socket>();
+const requestsTo = new Map<string, number>();
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
     socketOf.set(request.url!, request.socket);
+    requestsTo.set(request.url!, (requestsTo.get(request.url!) ?? 0) + 1);
     request.resume();
     request.on('end', () => {
       switch (request.url) {
@@ -45,12 +48,15 @@ beforeAll(async () => {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  client = createWebhookClient({
-    timeoutMs,
+  client = clientWith(30_000);
+});
+
+const clientWith = (attemptTimeoutMs: number) =>
+  createWebhookClient({
+    timeoutMs: attemptTimeoutMs,
     allowPrivateTargets: true,
     resolver: createResolver({ servers: ['127.0.0.1:1'], timeoutMs: 1000, answerLocalhost: true }),
   });
-});
 
 afterAll(async () => {
   await client.close();
@@ -94,9 +100,13 @@ it('gives the status of an answer too long to read, and closes its connection', 
 });
 
 it('cuts off an attempt at the timeout, whether no answer comes or its body never ends', async () => {
+  const short = clientWith(timeoutMs);
   const [silent, hints, stalls] = await Promise.all(
-    ['/silent', '/hints-only', '/stalls'].map((path) => post(path).result),
+    ['/silent', '/hints-only', '/stalls'].map(
+      (path) => short.post(`${base}${path}`, {}, '{}').result,
+    ),
   );
+  await short.close();
   for (const unanswered of [silent, hints]) {
     expect(unanswered).toMatchObject({ error: 'timeout' });
     expect(unanswered.status).toBeUndefined();
@@ -108,13 +118,15 @@ it('cuts off an attempt at the timeout, whether no answer comes or its body neve
 });
 
 it('calls off the attempts in flight: they end as abandoned, saying nothing of the receiver', async () => {
+  const before = requestsTo.get('/silent') ?? 0;
   const attempts = [post('/silent'), post('/silent')];
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  while ((requestsTo.get('/silent') ?? 0) < before + 2)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   client.callOff();
   const results = await Promise.all(attempts.map((attempt) => attempt.result));
   for (const result of results) {
     expect(result).toMatchObject({ abandoned: true });
-    expect(result.durationMs).toBeLessThan(timeoutMs);
+    expect(result.status).toBeUndefined();
   }
   await Promise.all(attempts.map((attempt) => attempt.ended));
 });
