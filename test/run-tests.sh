@@ -87,6 +87,14 @@ fi
 
 has() { [[ " ${projects[*]} " == *" $1 "* ]]; }
 
+# Each jest run keeps its results as JSON too, for the digest of failures printed last.
+results=$(mktemp -d)
+jest_run() {
+  local name=$1
+  shift
+  npx jest --json --outputFile "$results/$name.json" "$@"
+}
+
 # The whole suite runs in two lanes of about the same length, one a core: most tests wait on
 # timers, child processes and servers rather than compute. This lane is MySQL's (the mysql, crash
 # and browser projects, LIBRARY_SHIMS=off, the pacts); the other runs the cluster tests (one file
@@ -95,7 +103,7 @@ has() { [[ " ${projects[*]} " == *" $1 "* ]]; }
 first_lane() {
   local first=()
   for project in mysql crash browser; do has "$project" && first+=("$project"); done
-  if [ ${#first[@]} -gt 0 ]; then npx jest --selectProjects "${first[@]}"; fi
+  if [ ${#first[@]} -gt 0 ]; then jest_run first --selectProjects "${first[@]}"; fi
 
   # The mysql project's tests once more with LIBRARY_SHIMS=off, the libraries' own paths
   # (src/db/driver/README.md, src/http/shims/README.md), where the switch changes what runs: the
@@ -106,7 +114,7 @@ first_lane() {
   # metrics, query plans, migrations) or one side directly, and would only repeat the first run.
   if has mysql; then
     echo "Library shims off: the mysql project's routing and transactions again, with LIBRARY_SHIMS=off."
-    LIBRARY_SHIMS=off npx jest --selectProjects mysql --runTestsByPath \
+    LIBRARY_SHIMS=off jest_run shims-off --selectProjects mysql --runTestsByPath \
       test/api/{projects,tasks,task-lists,events,service-index,authentication,large-pages,text}.test.ts \
       test/api/{errors,hostile-bodies,unparsable-requests,json-top-level-keys,response-bodies,problem-pages}.test.ts \
       test/api/{conditional-requests,idempotency,idempotency-crash,idempotency-in-progress.mysql}.test.ts \
@@ -120,17 +128,17 @@ first_lane() {
   echo "Pacts: the client kit's and the README example's consumer tests, then verify-pact and check-pact over their pacts."
   local pacts
   pacts=$(mktemp -d)
-  PACT_DIR="$pacts" npx jest --selectProjects pact
+  PACT_DIR="$pacts" jest_run pact --selectProjects pact
   npm run -s contract -- verify-pact "$pacts"
   npm run -s contract -- check-pact "$pacts"
   rm -rf "$pacts"
 }
 
 second_lane() {
-  if has cluster; then npx jest --selectProjects cluster; fi
-  npx jest --selectProjects sqlite
+  if has cluster; then jest_run cluster --selectProjects cluster; fi
+  jest_run sqlite --selectProjects sqlite
   echo "Contract run: the HTTP tests that use the typed client again, through prism proxy --errors."
-  npm run -s test:contract
+  npm run -s test:contract -- --json --outputFile "$results/contract.json"
 }
 
 second_log=$(mktemp)
@@ -147,4 +155,6 @@ wait "$second_pid" || second_status=$?
 echo "The second lane: the cluster tests, the sqlite project and the contract run."
 cat "$second_log"
 rm -f "$second_log"
+node test/failure-digest.js "$results"/*.json
+rm -rf "$results"
 [ "$first_status" = 0 ] && [ "$second_status" = 0 ]
