@@ -214,25 +214,27 @@ describe('a poll that ends early', () => {
   });
   afterAll(() => capped.stop());
 
-  /** A long poll sent straight to the service, that its client gives up on after `ms`. */
-  const abandoned = (key: string, query: string, ms: number) =>
-    new Promise<void>((resolve) => {
+  /** Long polls sent straight to the service, that their clients give up on once all are waiting. */
+  const abandoned = async (key: string, query: string, count: number) => {
+    const requests = Array.from({ length: count }, () => {
       const request = http.get(`${capped.service.url}/v1/events${query}`, {
         headers: { Authorization: `Bearer ${key}` },
       });
-      request.on('error', () => resolve());
-      setTimeout(() => {
-        request.destroy();
-        resolve();
-      }, ms);
+      request.on('error', () => {});
+      return request;
     });
+    const waiting = async () =>
+      (await scrapeMetrics(capped.service.url)).value('events_long_polls_waiting') ?? 0;
+    const deadline = Date.now() + 10_000;
+    while ((await waiting()) < count && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const request of requests) request.destroy();
+  };
 
   it('gives its place back as soon as its client leaves, and is logged and counted as 499', async () => {
     const key = await capped.createKey('leaving');
     const cursor = await endCursor(key, capped);
-    await Promise.all(
-      Array.from({ length: 10 }, () => abandoned(key, `?cursor=${cursor}&wait=20`, 300)),
-    );
+    await abandoned(key, `?cursor=${cursor}&wait=20`, 10);
     const left = () =>
       log.lines.filter((line) => line.operation === 'listEvents' && line.status === 499);
     const deadline = Date.now() + 5000;

@@ -46,12 +46,15 @@ describe('registration, private targets refused', () => {
     expect(endpoint.status).toBe(201);
     const path = `/v1/webhook-endpoints/${endpoint.json.webhook_endpoint_id}`;
     const started = performance.now();
+    let hostileAnswered = 0;
     const changes = Array.from({ length: 40 }, (_, i) =>
-      api.send('PATCH', path, {
-        key: hostile,
-        headers: json,
-        body: JSON.stringify({ url: `https://slow${i}.example/hook` }),
-      }),
+      api
+        .send('PATCH', path, {
+          key: hostile,
+          headers: json,
+          body: JSON.stringify({ url: `https://slow${i}.example/hook` }),
+        })
+        .finally(() => hostileAnswered++),
     );
     // While they wait: the name server has been asked about at most 4 of the names.
     const asked = () => [...names.queries.keys()].filter((name) => name.startsWith('slow'));
@@ -63,7 +66,8 @@ describe('registration, private targets refused', () => {
     const beside = await register(other, 'https://fast.example/hook');
     expect(beside.status).toBe(201);
     expect(performance.now() - besideStarted).toBeLessThan(lookupTimeoutMs);
-    expect(performance.now() - started).toBeLessThan(lookupTimeoutMs);
+    // Before the first of the hostile changes (their lookups time out): it did not wait behind them.
+    expect(hostileAnswered).toBe(0);
     const answers = await Promise.all(changes);
     // Every change answered within the timeout, with a little room for a loaded machine.
     expect(performance.now() - started).toBeLessThan(lookupTimeoutMs + 5000);

@@ -789,9 +789,11 @@ describe('delivery', () => {
       // the first 10 are still waiting for their answers.
       await Promise.all(Array.from({ length: 30 }, (_, i) => createProject(key, `p${i}`)));
       await receiver.waitFor(1, { path: '/slow-disabled' });
+      // Each event's attempts: on a machine slow enough, one may have timed out and been planned again.
+      const events = (l: WebhookDelivery[]) => new Set(l.map((d) => d.event_id)).size;
       expect(
-        await logUntil(key, endpoint.webhook_endpoint_id, (l) => l.length === 30),
-      ).toHaveLength(30);
+        events(await logUntil(key, endpoint.webhook_endpoint_id, (l) => events(l) === 30)),
+      ).toBe(30);
       const disabled = await api.send(
         'PATCH',
         `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`,
@@ -805,16 +807,15 @@ describe('delivery', () => {
       // ahead are dropped at the next poll (200 ms), before a slot frees.
       expect(received.filter((r) => r.at > disabledAt + 400)).toEqual([]);
       expect(received.length).toBeLessThan(30);
-      // What was claimed ahead is given back, pending, for when the endpoint is enabled again.
+      // Every attempt made is written back (succeeded, or failed if its answer came after the
+      // timeout); what was claimed ahead is given back, pending, for when the endpoint is enabled again.
+      const made = (l: WebhookDelivery[]) => l.filter((d) => d.status !== 'pending');
       const log = await logUntil(
         key,
         endpoint.webhook_endpoint_id,
-        (l) => l.filter((d) => d.status === 'succeeded').length === received.length,
+        (l) => made(l).length === received.length,
       );
-      expect(log.filter((d) => d.status === 'succeeded')).toHaveLength(received.length);
-      expect(log.filter((d) => d.status !== 'succeeded').map((d) => d.status)).toEqual(
-        log.filter((d) => d.status !== 'succeeded').map(() => 'pending'),
-      );
+      expect(made(log)).toHaveLength(received.length);
       expect(log.some((d) => d.status === 'pending')).toBe(true);
     } finally {
       receiver.respond(() => ({ status: 204 }));
