@@ -70,15 +70,17 @@ const nothingNumbered = (): Numbered => ({
 
 /**
  * Numbers up to `batch` committed events that wait for their numbers, in one transaction that
- * also renews the lease. Undefined when the lease has passed to another holder.
+ * also renews the lease. Undefined when the lease has passed to another holder. `expected`:
+ * events are known to wait (a commit was just heard of, or the last batch was full).
  */
 export async function numberPending(
   { events, leases }: NumberingRepositories,
   lease: Lease,
   batch = batchSize,
+  expected = false,
 ): Promise<Numbered | undefined> {
-  // Most looks find nothing: that costs one read, not a transaction.
-  if (!(await events.anyAwaitingNumber())) return nothingNumbered();
+  // Most polls find nothing: that costs one read, not a transaction.
+  if (!expected && !(await events.anyAwaitingNumber())) return nothingNumbered();
   return events.numbering(async (trx) => {
     if (!(await leases.renewWithin(trx, lease))) return undefined;
     const pending = await events.oldestAwaitingNumber(trx, batch);

@@ -130,6 +130,24 @@ describe('numberPending on the database', () => {
     expect(await sequenceOf(events[2])).toBe(3);
   });
 
+  it('skips the read for waiting events when told some wait, and still numbers nothing when none do', async () => {
+    let reads = 0;
+    const counting = {
+      ...repositories,
+      events: {
+        ...repositories.events,
+        anyAwaitingNumber: () => (reads++, repositories.events.anyAwaitingNumber()),
+      },
+    };
+    const eventId = await written(await tenant());
+    expect(await numberPending(counting, lease, 500, true)).toMatchObject({ numbered: 1 });
+    expect(await sequenceOf(eventId)).toBe(1);
+    expect(reads).toBe(0);
+    expect(await numberPending(counting, lease, 500, true)).toMatchObject({ numbered: 0 });
+    expect(await numberPending(counting, lease)).toMatchObject({ numbered: 0 });
+    expect(reads).toBe(1);
+  });
+
   it('numbers nothing while another holds the lease', async () => {
     const eventId = await written(await tenant());
     expect(await numberPending(repositories, { ...lease, holder: randomUUID() })).toBeUndefined();
