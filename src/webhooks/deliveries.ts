@@ -49,7 +49,8 @@ export function startWebhookWork(
   );
   const planning = startDeliveryPlanning(repositories, {
     logger,
-    onPlanned: () => deliveries.poke(),
+    onPlanned: (tenantId, endpointIds) => deliveries.poke({ tenantId, endpointIds }),
+    claims: deliveries,
   });
   return {
     plan: (tenantIds) => planning.plan(tenantIds),

@@ -10,6 +10,8 @@ import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { repeatCycle } from '../background/repeating-cycle';
 import type { WebhookRepositories } from './repositories';
+import type { ClaimedDelivery } from './delivery-queue-repository';
+import type { PlanningClaim } from './webhook-planning-repository';
 
 /** The most attempts planned in one transaction. */
 const attemptsPerTransaction = 500;
@@ -28,9 +30,22 @@ export interface DeliveryPlanning {
 
 export function startDeliveryPlanning(
   repositories: WebhookRepositories,
-  options: { logger: Logger; onPlanned: () => void },
+  options: {
+    logger: Logger;
+    /** Hears that attempts were just planned, and not claimed, for these endpoints of the tenant. */
+    onPlanned: (tenantId: string, endpointIds: Set<string>) => void;
+    /**
+     * The delivery worker beside planning, which has attempts claimed as they are planned for the
+     * endpoints it holds with nothing older waiting: at the peak a claim after planning was the
+     * longest wait of an attempt.
+     */
+    claims?: {
+      planningClaim(tenantId: string): PlanningClaim | undefined;
+      planned(claiming: PlanningClaim, claimed: ClaimedDelivery[] | undefined): void;
+    };
+  },
 ): DeliveryPlanning {
-  const { logger, onPlanned } = options;
+  const { logger, onPlanned, claims } = options;
   /**
    * The tenants to plan, each with how many times it was named: a tenant named again while its
    * last chunk was being planned stays, even if that chunk reached what it had read as the end.
@@ -55,15 +70,25 @@ export function startDeliveryPlanning(
       while (pending.size > 0 && !stopping) {
         for (const [tenantId, named] of [...pending]) {
           if (stopping) return;
-          const { planned, caughtUp } = await repositories.webhookPlanning.planNext(
-            tenantId,
-            attemptsPerTransaction,
-          );
+          const claiming = claims?.planningClaim(tenantId);
+          let answer: Awaited<ReturnType<typeof repositories.webhookPlanning.planNext>>;
+          try {
+            answer = await repositories.webhookPlanning.planNext(
+              tenantId,
+              attemptsPerTransaction,
+              claiming,
+            );
+          } catch (error) {
+            if (claiming) claims!.planned(claiming, undefined);
+            throw error;
+          }
+          const { planned, endpointIds, claimed, caughtUp } = answer;
+          if (claiming) claims!.planned(claiming, claimed);
           // better-sqlite3 answers without giving the event loop a turn: without one here, the
           // requests that arrived meanwhile would not even be read until all planning ended.
           await setImmediate();
           if (caughtUp && pending.get(tenantId) === named) pending.delete(tenantId);
-          if (planned > 0) onPlanned();
+          if (planned > 0 && endpointIds.size > 0) onPlanned(tenantId, endpointIds);
         }
       }
     } catch (error) {

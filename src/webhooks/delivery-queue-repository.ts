@@ -53,7 +53,7 @@ const due = (q: Knex.QueryBuilder, now: DbTimestamp) =>
     );
 
 /** What a claim reads of an attempt and its endpoint. */
-interface ClaimRow {
+export interface ClaimRow {
   delivery_id: string;
   webhook_endpoint_id: string;
   event_id: string;
@@ -68,7 +68,7 @@ interface ClaimRow {
   failing_since: DbTimestamp | null;
 }
 
-function toClaimed(
+export function toClaimed(
   row: ClaimRow,
   claim: string,
   leaseUntil: number,
@@ -232,15 +232,17 @@ export function deliveryQueueRepository(knex: Knex) {
      * attempts claimed; an endpoint another holder has, or disabled or gone, is not in it. The
      * attempts come without their events: see eventsToSend. `claim` names the claim, so that a
      * claim whose answer was lost (the connection broke at its commit) can be given back
-     * (releaseClaim) rather than left to run out.
+     * (releaseClaim) rather than left to run out. `knownUntil`: when the leases `holder` knows it
+     * wrote run out (see endpointLeases' take).
      */
     async claim(
       wanted: Map<string, number>,
       holder: string,
       claim: string,
       times: { leaseMs: number; endpointLeaseMs: number; graceMs: number },
+      knownUntil?: ReadonlyMap<string, number>,
     ): Promise<Map<string, { leasedUntil: number; deliveries: ClaimedDelivery[] }>> {
-      const leased = await leases.take([...wanted.keys()], holder, times);
+      const leased = await leases.take([...wanted.keys()], holder, times, knownUntil);
       const answers = new Map(
         [...leased].map(([endpointId, leasedUntil]) => [
           endpointId,

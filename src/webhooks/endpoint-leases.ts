@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { isDuplicateKey } from '../db/database-errors';
-import { nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
+import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
 
 /** The endpoint's lease's name in `leases` (stored: its text stays as it is). */
@@ -79,18 +79,28 @@ export function endpointLeases(knex: Knex) {
      * Takes or renews the leases of these endpoints for `holder` where it lacks one or a third of
      * it has passed (of two instances or Galera nodes at once, one gets it); a lease that ran out
      * more than `graceMs` ago is taken over. The endpoints' rows and their leases are read in one
-     * statement; a lease is written only when it is taken or due for renewal. Answers, for each
-     * endpoint whose lease `holder` has now, when it runs out at the soonest (epoch ms); those
-     * another holder has, or disabled or gone, are not in it.
+     * statement; a lease is written only when it is taken or due for renewal. `knownUntil` gives,
+     * for endpoints whose lease `holder` wrote, when it runs out: one with two thirds of it left
+     * needs no renewal, and is not read either. Answers, for each endpoint whose lease `holder`
+     * has now, when it runs out at the soonest (epoch ms); those another holder has, or disabled or
+     * gone, are not in it.
      */
     async take(
       endpointIds: string[],
       holder: string,
       { endpointLeaseMs, graceMs }: { endpointLeaseMs: number; graceMs: number },
+      knownUntil: ReadonlyMap<string, number> = new Map(),
     ): Promise<Map<string, number>> {
       const held = new Map<string, number>();
-      if (endpointIds.length === 0) return held;
       const takenAt = Date.now();
+      const fresh = (until: number) => until - takenAt >= (endpointLeaseMs * 2) / 3;
+      const unknown = endpointIds.filter((id) => {
+        const until = knownUntil.get(id);
+        if (until === undefined || !fresh(until)) return true;
+        held.set(id, until);
+        return false;
+      });
+      if (unknown.length === 0) return held;
       // A disabled or deleted endpoint's lease is not taken.
       const rows: Array<{
         webhook_endpoint_id: string;
@@ -99,13 +109,14 @@ export function endpointLeases(knex: Knex) {
       }> = await knex('webhook_endpoints as e')
         .leftJoin('leases as l', 'l.name', leaseNameOf('e.webhook_endpoint_id'))
         .select('e.webhook_endpoint_id', 'l.holder', 'l.expires_at')
-        .whereIn('e.webhook_endpoint_id', endpointIds)
+        .whereIn('e.webhook_endpoint_id', unknown)
         .where('e.enabled', true);
-      const fresh = fromNow((endpointLeaseMs * 2) / 3);
       for (const row of rows) {
         const name = leaseName(row.webhook_endpoint_id);
-        if (row.holder === holder && row.expires_at! >= fresh) {
-          held.set(row.webhook_endpoint_id, takenAt + (endpointLeaseMs * 2) / 3);
+        // Written by this holder, on its own clock.
+        const until = row.holder === holder ? Date.parse(fromDbTimestamp(row.expires_at!)) : NaN;
+        if (fresh(until)) {
+          held.set(row.webhook_endpoint_id, until);
           continue;
         }
         const taken =

@@ -10,8 +10,9 @@
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';
 import { isDuplicateKey, translatingErrors, WriteConflictError } from '../db/database-errors';
-import { nowForDb } from '../db/timestamps';
+import { nowForDb, toDbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
+import { toClaimed, type ClaimRow, type ClaimedDelivery } from './delivery-queue-repository';
 import { plannedAttempt } from './webhook-deliveries-repository';
 import { eventTypesOf } from './webhook-endpoints-repository';
 
@@ -21,6 +22,28 @@ type EventType = components['schemas']['EventType'];
 const insertChunk = 200;
 
 export type WebhookPlanningRepository = ReturnType<typeof webhookPlanningRepository>;
+
+/**
+ * Attempts planning claims as it plans them, for the delivery worker of its own instance: as many
+ * as `rooms` allows for each endpoint (whose lease the worker holds), under `claim` for `leaseMs`,
+ * as a claim would take them once planned.
+ */
+export interface PlanningClaim {
+  claim: string;
+  leaseMs: number;
+  rooms: ReadonlyMap<string, number>;
+}
+
+/** What a claim reads of an endpoint: its address, secrets and health. */
+const claimColumns = [
+  'url',
+  'tenant_id',
+  'secret',
+  'retired_secrets',
+  'previous_secret',
+  'previous_secret_until',
+  'failing_since',
+] as const;
 
 export function webhookPlanningRepository(knex: Knex) {
   return translatingErrors({
@@ -34,36 +57,50 @@ export function webhookPlanningRepository(knex: Knex) {
 
     /**
      * Plans the deliveries of the tenant's next numbered events after its mark, as many events as
-     * make at most `maxAttempts` attempts (at least one event), in one transaction. Answers how
-     * many attempts it planned and whether the tenant's numbered events are all planned now.
+     * make at most `maxAttempts` attempts (at least one event), in one transaction, claiming
+     * what `claiming` has room for. Answers how many attempts it planned, the endpoints left with
+     * attempts to claim, what it claimed, and whether the tenant's numbered events are all
+     * planned now.
      */
     async planNext(
       tenantId: string,
       maxAttempts: number,
-    ): Promise<{ planned: number; caughtUp: boolean }> {
+      claiming?: PlanningClaim,
+    ): Promise<{
+      planned: number;
+      endpointIds: Set<string>;
+      claimed: ClaimedDelivery[];
+      caughtUp: boolean;
+    }> {
       return inTransaction(
         knex,
         'webhook-planning',
         async ({ trx }) => {
-          const counter = await trx('event_sequences')
-            .first('last_sequence')
-            .where('tenant_id', tenantId);
+          // The tenant's last sequence and its mark, in one round trip (no counter: nothing numbered).
+          const counter:
+            | { last_sequence: number | string; planned_sequence: number | string | null }
+            | undefined = await trx('event_sequences as s')
+            .leftJoin('webhook_planning as p', 'p.tenant_id', 's.tenant_id')
+            .first('s.last_sequence', 'p.planned_sequence')
+            .where('s.tenant_id', tenantId);
           const last = Number(counter?.last_sequence ?? 0);
-          const markRow = await trx('webhook_planning')
-            .first('planned_sequence')
-            .where('tenant_id', tenantId);
-          const mark = Number(markRow?.planned_sequence ?? 0);
-          if (mark >= last) return { planned: 0, caughtUp: true };
-          const endpoints: Array<{ webhook_endpoint_id: string; event_types: string | null }> =
-            await trx('webhook_endpoints')
-              .select('webhook_endpoint_id', 'event_types')
-              .where({ tenant_id: tenantId, enabled: true });
+          const marked = counter !== undefined && counter.planned_sequence !== null;
+          const mark = Number(counter?.planned_sequence ?? 0);
+          if (mark >= last)
+            return { planned: 0, endpointIds: new Set(), claimed: [], caughtUp: true };
+          const endpoints: Array<
+            Omit<ClaimRow, 'delivery_id' | 'event_id' | 'event_type' | 'attempt'> & {
+              event_types: string | null;
+            }
+          > = await trx('webhook_endpoints')
+            .select('webhook_endpoint_id', 'event_types', ...(claiming ? claimColumns : []))
+            .where({ tenant_id: tenantId, enabled: true });
           const upTo =
             endpoints.length === 0
               ? last
               : Math.min(last, mark + Math.max(1, Math.floor(maxAttempts / endpoints.length)));
           // The mark moves first: a planning of the same chunk elsewhere waits here, then finds it moved.
-          if (markRow === undefined) {
+          if (!marked) {
             await trx('webhook_planning')
               .insert({ tenant_id: tenantId, planned_sequence: upTo })
               .catch((error: unknown) => {
@@ -76,7 +113,8 @@ export function webhookPlanningRepository(knex: Knex) {
           ) {
             throw new WriteConflictError();
           }
-          if (endpoints.length === 0) return { planned: 0, caughtUp: upTo >= last };
+          if (endpoints.length === 0)
+            return { planned: 0, endpointIds: new Set(), claimed: [], caughtUp: upTo >= last };
           const events: Array<{ event_id: string; type: EventType }> = await trx('events')
             .select('event_id', 'type')
             .where('tenant_id', tenantId)
@@ -84,17 +122,36 @@ export function webhookPlanningRepository(knex: Knex) {
             .where('sequence', '<=', upTo);
           const now = nowForDb();
           const selecting = endpoints.map((endpoint) => ({
-            id: endpoint.webhook_endpoint_id,
+            endpoint,
             types: eventTypesOf(endpoint),
+            room: claiming?.rooms.get(endpoint.webhook_endpoint_id) ?? 0,
           }));
-          const rows = events.flatMap((event) =>
-            selecting
-              .filter((endpoint) => endpoint.types === null || endpoint.types.includes(event.type))
-              .map((endpoint) => plannedAttempt(endpoint.id, event, 1, now, now)),
-          );
+          const rows = [];
+          const claimed: ClaimedDelivery[] = [];
+          const unclaimed = new Set<string>();
+          const leaseUntil = claiming && Date.now() + claiming.leaseMs;
+          for (const event of events)
+            for (const one of selecting) {
+              if (one.types !== null && !one.types.includes(event.type)) continue;
+              const row = plannedAttempt(one.endpoint.webhook_endpoint_id, event, 1, now, now);
+              rows.push(row);
+              if (claiming && one.room > 0) {
+                one.room--;
+                row.claimed_by = claiming.claim;
+                row.lease_until = toDbTimestamp(new Date(leaseUntil!).toISOString());
+                claimed.push(
+                  toClaimed(
+                    { ...one.endpoint, ...row, event_type: event.type },
+                    claiming.claim,
+                    leaseUntil!,
+                    now,
+                  ),
+                );
+              } else unclaimed.add(row.webhook_endpoint_id);
+            }
           for (let i = 0; i < rows.length; i += insertChunk)
             await trx('webhook_deliveries').insert(rows.slice(i, i + insertChunk));
-          return { planned: rows.length, caughtUp: upTo >= last };
+          return { planned: rows.length, endpointIds: unclaimed, claimed, caughtUp: upTo >= last };
         },
         { readCommitted: true },
       );

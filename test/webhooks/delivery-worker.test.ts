@@ -393,3 +393,83 @@ it("starts attempts only once their host is known: a tenant's slow lookups hold 
   sender.looked(known);
   await until(() => sender.open(known.replace('.example', '')).length > 0);
 });
+
+it('claims at once for an endpoint leased here that attempts were planned for, without a look at every endpoint', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.endpoint('t1', 'b');
+  queue.plan('a', 30);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 8 });
+  await until(() => sender.open('a').length === 7);
+  const looks = () => queue.called('endpointsWithDueAttempts').length;
+  const claims = () => queue.called('claim').length;
+  // Right after a poll's look: the next one is 200 ms away.
+  const before = looks();
+  await until(() => looks() > before);
+  await pass(1);
+  const [looked, claimed] = [looks(), claims()];
+  queue.plan('a', 1);
+  worker!.poke({ tenantId: 't1', endpointIds: ['a'] });
+  await until(() => claims() > claimed, 50);
+  expect(looks()).toBe(looked);
+  // An endpoint with nothing here yet needs the look, which also takes its lease.
+  queue.plan('b', 1);
+  worker!.poke({ tenantId: 't1', endpointIds: ['b'] });
+  await until(() => looks() > looked, 50);
+  await until(() => queue.claimed().some((row) => row.endpointId === 'b'), 50);
+});
+
+it("does not claim again at each attempt's end for an endpoint whose last claim found all there was, until planning names it", async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 3);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 8 });
+  await until(() => sender.open('a').length === 3);
+  const claims = () => queue.called('claim').length;
+  const claimed = claims();
+  for (const request of sender.open('a')) request.answer({ status: 204 });
+  await until(() => queue.pending('a').length === 0);
+  await pass(20);
+  expect(claims()).toBe(claimed);
+  queue.plan('a', 1);
+  worker!.poke({ tenantId: 't1', endpointIds: ['a'] });
+  await until(() => sender.open('a').length === 1, 50);
+});
+
+it('has planning claim, within its room, what it plans for an endpoint leased here whose last claim found all there was, and makes it without a claim', async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.endpoint('t2', 'b');
+  queue.plan('a', 3);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 8 });
+  await until(() => sender.open('a').length === 3);
+  for (const request of sender.open('a')) request.answer({ status: 204 });
+  await until(() => queue.pending('a').length === 0);
+  const claims = queue.called('claim').length;
+
+  // The tenant alone has 7 of the 8 slots, and may claim four times that ahead; none for a tenant
+  // with no endpoint leased here, and none more while that room is set aside.
+  const claiming = worker!.planningClaim('t1')!;
+  expect([...claiming.rooms]).toEqual([['a', 28]]);
+  expect(worker!.planningClaim('t2')).toBeUndefined();
+  expect(worker!.planningClaim('t1')).toBeUndefined();
+
+  // Planning writes two attempts under the claim, as planNext does, and hands them over.
+  const rows = queue.plan('a', 2);
+  worker!.planned(claiming, queue.claimRows(rows, claiming.claim, Date.now() + claiming.leaseMs));
+  await until(() => sender.open('a').length === 2, 50);
+  for (const request of sender.open('a')) request.answer({ status: 204 });
+  await until(() => queue.pending('a').length === 0);
+  expect(queue.called('claim').length).toBe(claims);
+  expect(queue.outcomes.filter((o) => rows.some((row) => row.deliveryId === o.deliveryId))).toEqual(
+    rows.map(() => expect.objectContaining({ succeeded: true })),
+  );
+
+  // Once a third of the endpoint's lease has passed unrenewed, planning leaves it to a claim.
+  expect(worker!.planningClaim('t1')).toBeDefined();
+  await pass(2000);
+  expect(worker!.planningClaim('t1')).toBeUndefined();
+});

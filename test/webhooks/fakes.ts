@@ -97,22 +97,9 @@ export class FakeQueue implements DeliveryQueue {
         .filter((row) => row.endpointId === endpointId)
         .sort((a, b) => a.dueAt - b.dueAt)
         .slice(0, count);
-      for (const row of rows) Object.assign(row, { claim, leaseUntil });
       answers.set(endpointId, {
         leasedUntil: Date.now() + times.endpointLeaseMs,
-        deliveries: rows.map((row) => ({
-          deliveryId: row.deliveryId,
-          claim,
-          leaseUntil,
-          endpointId,
-          tenantId: endpoint.tenantId,
-          url: `https://${endpointId}.example/hook`,
-          secrets: [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
-          endpointFailing: false,
-          eventId: row.eventId,
-          eventType: 'task.created',
-          attempt: row.attempt,
-        })),
+        deliveries: this.claimRows(rows, claim, leaseUntil),
       });
     }
     if (this.loseClaimAnswers > 0) {
@@ -120,6 +107,26 @@ export class FakeQueue implements DeliveryQueue {
       throw new Error('the connection broke at the commit');
     }
     return answers;
+  }
+
+  /** Puts the rows under the claim, as a claim or planning writes them; what the worker is handed. */
+  claimRows(rows: Row[], claim: string, leaseUntil: number): ClaimedDelivery[] {
+    return rows.map((row) => {
+      Object.assign(row, { claim, leaseUntil });
+      return {
+        deliveryId: row.deliveryId,
+        claim,
+        leaseUntil,
+        endpointId: row.endpointId,
+        tenantId: this.endpointsById.get(row.endpointId)!.tenantId,
+        url: `https://${row.endpointId}.example/hook`,
+        secrets: [`whsec_${Buffer.alloc(32, 1).toString('base64')}`],
+        endpointFailing: false,
+        eventId: row.eventId,
+        eventType: 'task.created',
+        attempt: row.attempt,
+      };
+    });
   }
 
   async stillLeased(endpointIds: string[], holder: string): Promise<Set<string>> {
