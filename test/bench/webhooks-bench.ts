@@ -10,7 +10,9 @@
  * 3. From a backlog of planned attempts (5,000 in all): deliveries per second, from enabling the
  *    endpoints until the receiver has them all, the share of the endpoint (or tenant) served least
  *    against the one served most over the first half (counted once all are enabled), MariaDB's
- *    statements per delivery, and the service's CPU per delivery.
+ *    statements per delivery, and the service's CPU per delivery. The rate is wanted at four times
+ *    the creates' without endpoints, on the same machine: issue 32 asked for 2,000 a second when
+ *    this bench created 494 a second, and machines of this kind differ threefold in speed.
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -443,12 +445,12 @@ async function webhooksBench(): Promise<void> {
             `${fmt(run.p50, 1)} ms | ${fmt(run.p50FirstSecond)} → ${fmt(run.p50LastSecond)} ms | ${fmt(run.p99, 1)} ms ${mark(run.p99 < 1000)} | ${run.twice} ${mark(run.twice === 0)} |`,
         );
     console.log(
-      '\n| endpoints | from a backlog: deliveries/s (≥ 2,000) | least/most share, first half | statements per delivery | service CPU per delivery | per create | ratio (≤ 0.3) |',
+      '\n| endpoints | from a backlog: deliveries/s | against the creates/s without endpoints (≥ 4) | least/most share, first half | statements per delivery | service CPU per delivery | per create | ratio (≤ 0.3) |',
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
-    for (const { shape, createCpuUs, drain } of results)
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { shape, without, createCpuUs, drain } of results)
       console.log(
-        `| ${shape.name} | ${fmt(drain.perSecond)} of ${drain.planned}${drain.drained ? '' : ' (**not all within 120 s**)'} ${mark(drain.perSecond >= 2000)} | ` +
+        `| ${shape.name} | ${fmt(drain.perSecond)} of ${drain.planned}${drain.drained ? '' : ' (**not all within 120 s**)'} | ${fmt(drain.perSecond / without, 1)} ${mark(drain.drained && drain.perSecond >= 4 * without)} | ` +
           `${fmt(drain.fairness, 2)} | ${fmt(drain.statementsEach, 2)} | ${fmt(drain.cpuUs)} µs | ${fmt(createCpuUs)} µs | ${fmt(drain.cpuUs / createCpuUs, 2)} ${mark(drain.cpuUs / createCpuUs <= 0.3)} |`,
       );
     console.log(
