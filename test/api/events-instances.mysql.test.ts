@@ -170,7 +170,13 @@ it('numbers on when the numbering instance is killed under load: nothing lost, n
     }
   };
   const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The kill comes under load: after 1.5 s and more than 50 creates acknowledged, however long a
+  // stalled machine takes to get there.
+  for (
+    const startedAt = Date.now();
+    (Date.now() - startedAt < 1500 || acknowledged.length <= 50) && Date.now() - startedAt < 20_000;
+  )
+    await new Promise((resolve) => setTimeout(resolve, 50));
   await killHard(holder.child);
   const killedAt = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 2500));
