@@ -1,13 +1,14 @@
 /**
  * Contract testing for integrations (see the README's section for integrations):
  *
- *   npm run -s contract -- verify-pact [--junit FILE] [--provider-version V] FILE_OR_FOLDER...
+ *   npm run -s contract -- verify-pact [--junit FILE] [--provider-version V] [LIMITS] FILE_OR_FOLDER...
  *     every interaction of the pacts verified by Pact's verifier against a sandbox of its own
- *   npm run -s contract -- check-pact FILE_OR_FOLDER...
+ *   npm run -s contract -- check-pact [LIMITS] FILE_OR_FOLDER...
  *     every HTTP interaction compared with openapi/openapi.yaml, no service running
  *
+ * LIMITS: --max-bytes N (10 MB) and --max-interactions N (5000), per pact file.
  * Exit 0 when everything passed, 1 when an interaction failed, 2 on bad arguments or an
- * unreadable pact.
+ * unreadable pact, or one over the limits.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +17,12 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config';
 import { checkPacts, checkReport } from '../contract-testing/check-pacts';
 import { junitReport } from '../contract-testing/junit';
-import { PactFileError, readPactFiles } from '../contract-testing/pact-files';
+import {
+  defaultPactLimits,
+  PactFileError,
+  readPactFiles,
+  type PactFile,
+} from '../contract-testing/pact-files';
 import type { Sandbox } from '../contract-testing/tenant-api';
 import { verifyPacts } from '../contract-testing/verify-pacts';
 import { createRepositories } from '../all-repositories';
@@ -26,10 +32,43 @@ import { issueApiKey } from './issue-api-key';
 import { sandboxConfig } from './sandbox-config';
 
 const usage = `usage:
-  npm run -s contract -- verify-pact [--junit FILE] [--provider-version VERSION] FILE_OR_FOLDER...
-  npm run -s contract -- check-pact FILE_OR_FOLDER...`;
+  npm run -s contract -- verify-pact [--junit FILE] [--provider-version VERSION] [LIMITS] FILE_OR_FOLDER...
+  npm run -s contract -- check-pact [LIMITS] FILE_OR_FOLDER...
+LIMITS, per pact file (a bigger one is refused, exit 2):
+  --max-bytes N         its size in bytes (default ${defaultPactLimits.maxBytes}, 10 MB)
+  --max-interactions N  its HTTP and message interactions together (default ${defaultPactLimits.maxInteractions})`;
 
 class UsageError extends Error {}
+
+/** Both commands read pacts through readPacts, so both take the limits. */
+const limitOptions = {
+  'max-bytes': { type: 'string' },
+  'max-interactions': { type: 'string' },
+} as const;
+
+function positiveInteger(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number === 0)
+    throw new UsageError(`--${flag} takes a positive whole number, not ${JSON.stringify(value)}`);
+  return number;
+}
+
+/** The pacts named, read within the limits the flags set. */
+function readPacts(
+  positionals: string[],
+  values: { 'max-bytes'?: string; 'max-interactions'?: string },
+): PactFile[] {
+  const { maxBytes, maxInteractions } = defaultPactLimits;
+  return readPactFiles(positionals, {
+    maxBytes: positiveInteger('max-bytes', values['max-bytes'], maxBytes),
+    maxInteractions: positiveInteger(
+      'max-interactions',
+      values['max-interactions'],
+      maxInteractions,
+    ),
+  });
+}
 
 /** The real service on a throwaway SQLite file, quiet, on a free port; removed by stop(). */
 async function startSandbox(): Promise<Sandbox & { stop(): Promise<void> }> {
@@ -59,9 +98,9 @@ async function verifyPact(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { junit: { type: 'string' }, 'provider-version': { type: 'string' } },
+    options: { junit: { type: 'string' }, 'provider-version': { type: 'string' }, ...limitOptions },
   });
-  const pacts = readPactFiles(positionals);
+  const pacts = readPacts(positionals, values);
   const sandbox = await startSandbox();
   try {
     const started = Date.now();
@@ -82,8 +121,12 @@ async function verifyPact(args: string[]): Promise<number> {
 }
 
 async function checkPact(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
-  const checks = await checkPacts(openapiDocumentPath, readPactFiles(positionals));
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: limitOptions,
+  });
+  const checks = await checkPacts(openapiDocumentPath, readPacts(positionals, values));
   console.log(checkReport(checks));
   return checks.every((check) => check.success) ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 /**
  * The pact files named on the command line: files as they are, folders for the `.json` files
  * directly in them. Each is read and checked to be a pact before anything starts, so an
- * unreadable one is a usage error (exit 2), not a failed verification.
+ * unreadable one is a usage error (exit 2), not a failed verification. A file over the limits is
+ * refused too: the size before it is read, so a huge pact cannot run for hours or fill memory.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,7 +28,51 @@ export interface PactInteraction {
   providerStates?: { name: string; params?: Record<string, unknown> }[];
 }
 
-function readPact(file: string): PactFile {
+/** Whether the verifier's bookkeeping can read the interaction (what PactInteraction types). */
+function readableInteraction(interaction: unknown): boolean {
+  if (!interaction || typeof interaction !== 'object' || Array.isArray(interaction)) return false;
+  const { description, providerState, providerStates } = interaction as Record<string, unknown>;
+  return (
+    ['string', 'undefined'].includes(typeof description) &&
+    ['string', 'undefined'].includes(typeof providerState) &&
+    (providerStates === undefined ||
+      (Array.isArray(providerStates) &&
+        providerStates.every((state) => typeof state?.name === 'string')))
+  );
+}
+
+/** How big one pact file may be; `--max-bytes` and `--max-interactions` change them. */
+export interface PactLimits {
+  maxBytes: number;
+  /** HTTP and message interactions together. */
+  maxInteractions: number;
+}
+
+export const defaultPactLimits: PactLimits = { maxBytes: 10 * 1024 * 1024, maxInteractions: 5000 };
+
+/** `10485760` as `10 MB (10485760 bytes)`, so the message says both the size and the flag's value. */
+function sizeOf(bytes: number): string {
+  const megabytes = bytes / (1024 * 1024);
+  return Number.isInteger(megabytes) ? `${megabytes} MB (${bytes} bytes)` : `${bytes} bytes`;
+}
+
+/** The file's text, its size checked before it is read. */
+function readText(file: string, limits: PactLimits): string {
+  try {
+    const { size } = fs.statSync(file);
+    if (size > limits.maxBytes)
+      throw new PactFileError(
+        `${file}: is ${size} bytes, more than the limit of ${sizeOf(limits.maxBytes)} per pact file; raise it with --max-bytes ${size}`,
+      );
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof PactFileError) throw error;
+    throw new PactFileError(`${file}: cannot be read (${(error as Error).message})`);
+  }
+}
+
+function readPact(file: string, limits: PactLimits): PactFile {
+  const text = readText(file, limits);
   let json: {
     consumer?: { name?: unknown };
     provider?: { name?: unknown };
@@ -35,20 +80,26 @@ function readPact(file: string): PactFile {
     messages?: PactInteraction[];
   };
   try {
-    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new PactFileError(`${file}: cannot be read as JSON (${(error as Error).message})`);
   }
-  const interactions = [...(json?.interactions ?? []), ...(json?.messages ?? [])];
   if (typeof json?.consumer?.name !== 'string' || typeof json?.provider?.name !== 'string')
     throw new PactFileError(`${file}: is not a pact (it needs consumer.name and provider.name)`);
-  if (
-    !Array.isArray(json.interactions ?? []) ||
-    !Array.isArray(json.messages ?? []) ||
-    interactions.length === 0
-  )
+  const { interactions: http = [], messages = [] } = json;
+  if (!Array.isArray(http) || !Array.isArray(messages) || http.length + messages.length === 0)
     throw new PactFileError(
-      `${file}: is not a pact with interactions (it needs "interactions" or "messages")`,
+      `${file}: is not a pact with interactions (it needs an "interactions" or "messages" array)`,
+    );
+  const interactions = [...http, ...messages];
+  const wrong = interactions.findIndex((interaction) => !readableInteraction(interaction));
+  if (wrong >= 0)
+    throw new PactFileError(
+      `${file}: is not a pact (its interaction ${wrong + 1} is not an object, or its description, providerState or providerStates are not as Pact writes them)`,
+    );
+  if (interactions.length > limits.maxInteractions)
+    throw new PactFileError(
+      `${file}: has ${interactions.length} interactions, more than the limit of ${limits.maxInteractions} per pact file; raise it with --max-interactions ${interactions.length}`,
     );
   return {
     path: file,
@@ -59,7 +110,7 @@ function readPact(file: string): PactFile {
   };
 }
 
-export function readPactFiles(names: string[]): PactFile[] {
+export function readPactFiles(names: string[], limits = defaultPactLimits): PactFile[] {
   if (names.length === 0) throw new PactFileError('name at least one pact file or folder');
   const files = names.flatMap((name) => {
     const resolved = path.resolve(name);
@@ -74,5 +125,5 @@ export function readPactFiles(names: string[]): PactFile[] {
       throw new PactFileError(`${name}: the folder holds no .json pact file`);
     return inside;
   });
-  return files.map(readPact);
+  return files.map((file) => readPact(file, limits));
 }

@@ -8,7 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Verifier } from '@pact-foundation/pact';
 import { produceEvent } from './message-producers';
-import type { PactFile } from './pact-files';
+import { PactFileError, type PactFile } from './pact-files';
 import { setUpState, type InteractionTenant } from './provider-states';
 import { TenantApi, type Sandbox } from './tenant-api';
 
@@ -188,9 +188,27 @@ export async function verifyPacts(
     // A failed verification rejects with Pact's results; anything else did not run.
     const failed = resultsOf((error as Error).message);
     if (!failed) throw error;
+    refuseUnloadedPacts(failed);
     return { passed: false, providerFailures, results: failed };
   }
   return { passed: true, providerFailures, results: resultsOf(results) ?? {} };
+}
+
+/**
+ * Pact's verifier parses each pact again, more strictly than JSON.parse (it refuses JSON nested
+ * more than 127 levels deep, for one): a pact it cannot load is an unreadable pact, exit 2, not
+ * a failed interaction. Its message names the file.
+ */
+function refuseUnloadedPacts(results: VerificationOutcome['results']): void {
+  const unloaded = (results.errors ?? []).filter(
+    (error) => error.interaction === 'Failed to load pact',
+  );
+  if (unloaded.length > 0)
+    throw new PactFileError(
+      unloaded
+        .map(({ mismatch }) => (mismatch as { message?: string })?.message ?? 'Failed to load pact')
+        .join('; '),
+    );
 }
 
 function resultsOf(text: unknown): VerificationOutcome['results'] | undefined {
