@@ -33,8 +33,8 @@ import { queueWrites, type QueueWrites } from './queue-writes';
 import { ReadAhead, type Body } from './read-ahead';
 import type { PlanningClaim } from './webhook-planning-repository';
 
-/** What the worker asks of the queue of attempts: the repository, but for what only metrics count. */
-export type DeliveryQueue = Omit<DeliveryQueueRepository, 'countDue'>;
+/** What the worker asks of the queue of attempts: the repository, but for what only metrics and a dead thread's successor use. */
+export type DeliveryQueue = Omit<DeliveryQueueRepository, 'countDue' | 'releaseHolder'>;
 
 /** Claims made at once: claims take few of the pool's connections, whatever the number of endpoints. */
 const claimsAtOnce = 2;
@@ -78,6 +78,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   retryScheduleMs: number[];
   maxInFlight: number;
+  /** Names this worker in leases; a delivery thread's is given by the main thread, which gives back what it held if the thread dies. */
+  holder?: string;
 }
 
 /** Starts looking for due attempts at once; `sender` is closed when the worker stops. */
@@ -95,7 +97,7 @@ export function startDeliveryWorker(
 }
 
 class Worker {
-  private readonly holder = randomUUID();
+  private readonly holder: string;
   private readonly times: { leaseMs: number; endpointLeaseMs: number; graceMs: number };
   private readonly slots: DeliverySlots;
   private readonly roundRobin = new RoundRobin();
@@ -141,6 +143,7 @@ class Worker {
     private readonly options: DeliveryWorkerOptions,
   ) {
     const { timeoutMs, maxInFlight, logger } = options;
+    this.holder = options.holder ?? randomUUID();
     this.times = {
       // A claimed attempt waits for a slot (it is made only with the timeout and the outcome's
       // window still left on its claim), is made (the timeout again) and written back.
@@ -409,15 +412,15 @@ class Worker {
 
   /** Whether the attempt's host is known; if not, it is looked up (in its tenant's turn), and the slots filled again once it is. */
   private addressKnown(delivery: ClaimedDelivery): boolean {
+    // Asked once a URL until its lookup ends: the slots ask at every fill, many times a second.
+    if (this.lookingUp.has(delivery.url)) return false;
     const prepared = this.sender.prepare(delivery.url, delivery.tenantId);
     if (prepared === true) return true;
-    if (!this.lookingUp.has(delivery.url)) {
-      this.lookingUp.add(delivery.url);
-      void prepared.finally(() => {
-        this.lookingUp.delete(delivery.url);
-        this.pump();
-      });
-    }
+    this.lookingUp.add(delivery.url);
+    void prepared.finally(() => {
+      this.lookingUp.delete(delivery.url);
+      this.pump();
+    });
     return false;
   }
 

@@ -5,6 +5,11 @@
  * own name server answers, and that must tie up nothing of anyone else's. Each lookup is cut off
  * at its timeout; one tenant runs at most a few at once and the instance a few dozen, tenants
  * taking turns. Answers are kept for their TTL, failures briefly, the most recent few thousand.
+ *
+ * A host name is looked up once at a time however many ask for it, from the moment it is asked
+ * (waiting for its turn included), and one tenant has at most `pendingPerTenant` names waiting or
+ * being looked up: before, every attempt that asked again while its name waited queued one more
+ * waiter, and a tenant whose name server stopped answering filled the delivery thread's heap.
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
 import { FairLimiter } from './fair-limiter';
@@ -14,6 +19,13 @@ import { keptAnswer, lookupFailure, type KeptAnswer } from './dns-answers';
 export const lookupsPerTenant = 4;
 /** Lookups running at once on the instance. */
 const lookupsAtOnce = 32;
+/**
+ * Host names one tenant may have waiting for a lookup or being looked up, and the instance: past
+ * them a lookup fails at once with `EBUSY`, kept for no one. Each is a promise and a few closures
+ * (under 1 KB), so the instance's cap holds well under a megabyte of the thread's heap.
+ */
+export const pendingPerTenant = 64;
+const pendingAtOnce = 2048;
 /** Hosts whose answers are kept at most; the least recently looked up go first. */
 const keptAtMost = 5000;
 
@@ -55,7 +67,9 @@ const loopback: LookupAddress[] = [
 
 export function createResolver(options: ResolverOptions): HostResolver {
   const answers = new Map<string, KeptAnswer>();
-  const running = new Map<string, Promise<LookupAddress[]>>();
+  /** Lookups asked for and not yet answered, waiting for their turn or running, by host name. */
+  const pending = new Map<string, Promise<LookupAddress[]>>();
+  const pendingFor = new Map<string, number>();
   const limiter = new FairLimiter(lookupsAtOnce, lookupsPerTenant);
 
   const kept = (hostname: string) => {
@@ -94,24 +108,27 @@ export function createResolver(options: ResolverOptions): HostResolver {
     if (options.answerLocalhost && localhost.test(hostname)) return Promise.resolve(loopback);
     const answer = kept(hostname);
     if (answer) return settle(answer);
-    const joined = running.get(hostname);
-    if (joined) return signal ? untilAborted(joined, signal) : joined;
-    const looked = limiter.acquire(tenant, signal).then((release) => {
-      // Another waiter may have looked the name up meanwhile.
-      const now = kept(hostname);
-      const already = running.get(hostname);
-      if (now || already) {
-        release();
-        return now ? settle(now) : already!;
-      }
-      const lookup = lookUp(hostname).finally(() => {
-        running.delete(hostname);
-        release();
-      });
-      running.set(hostname, lookup);
-      return lookup;
-    });
-    return signal ? untilAborted(looked, signal) : looked;
+    let lookup = pending.get(hostname);
+    if (lookup === undefined) {
+      const count = pendingFor.get(tenant) ?? 0;
+      if (count >= pendingPerTenant || pending.size >= pendingAtOnce)
+        return Promise.reject(
+          lookupFailure('EBUSY', `too many host names are being looked up to look up ${hostname}`),
+        );
+      pendingFor.set(tenant, count + 1);
+      // Not called off when a caller's signal aborts: others may have joined it, and it is bounded.
+      lookup = limiter
+        .acquire(tenant)
+        .then((release) => lookUp(hostname).finally(release))
+        .finally(() => {
+          pending.delete(hostname);
+          const left = pendingFor.get(tenant)! - 1;
+          if (left === 0) pendingFor.delete(tenant);
+          else pendingFor.set(tenant, left);
+        });
+      pending.set(hostname, lookup);
+    }
+    return signal ? untilAborted(lookup, signal) : lookup;
   };
 
   return {

@@ -66,6 +66,9 @@ interface Target {
   host: string;
 }
 
+/** How long an attempt whose tenant has too many names being looked up waits before asking again. */
+const busyWaitMs = 250;
+
 /** Targets kept at the most: an instance serves far fewer endpoints at once. */
 const targetsKept = 10_000;
 
@@ -124,7 +127,14 @@ export function createWebhookClient(options: {
     prepare(url, tenantId) {
       const { host } = targetOf(url);
       if (net.isIP(host) !== 0 || resolver.kept(host)) return true;
-      return resolver.resolve(host, tenantId).then(noop, noop);
+      // A tenant with too many names waiting asks again a little later, not at once.
+      return resolver
+        .resolve(host, tenantId)
+        .then(noop, (error: NodeJS.ErrnoException) =>
+          error.code === 'EBUSY'
+            ? new Promise<void>((done) => setTimeout(done, busyWaitMs))
+            : undefined,
+        );
     },
     post(url, headers, body) {
       const { origin, path, host } = targetOf(url);
@@ -245,6 +255,8 @@ function describe(error: unknown): string {
       return 'host not found';
     case 'ETIMEOUT':
       return 'DNS lookup timed out';
+    case 'EBUSY':
+      return 'too many DNS lookups waiting';
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':

@@ -388,6 +388,10 @@ it("starts attempts only once their host is known: a tenant's slow lookups hold 
     return queue.pending().every((row) => row.endpointId !== 'fast');
   });
   expect(sender.open()).toHaveLength(0);
+  // Each host was asked for once, however often the slots were filled while its lookup ran: each
+  // asking again was one more waiter in its tenant's queue of lookups (issue 44).
+  expect(sender.lookedUp.length).toBeGreaterThan(0);
+  expect(new Set(sender.lookedUp).size).toBe(sender.lookedUp.length);
   // Once a host is known, its attempts start.
   const [known] = sender.lookedUp;
   sender.looked(known);
