@@ -99,6 +99,7 @@ function startBackgroundWork(
     : (thread = startDeliveryThreadWhenNeeded(cleanupRepositories, config, {
         logger,
         addMetrics: (batch) => webhookMetrics.add(batch),
+        threadEnded: (cause) => webhookMetrics.threadEnded(cause),
       }));
   const numbering = startEventNumbering(numberingRepositories, {
     logger,

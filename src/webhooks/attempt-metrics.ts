@@ -24,6 +24,8 @@ export interface MetricsBatch {
   inFlight: number;
   delaysSeconds: number[];
   disabled: Partial<Record<DisabledReason, number>>;
+  /** The thread's heap when the batch was sent, and the most it may hold. */
+  heap?: { usedBytes: number; limitBytes: number };
 }
 
 /** The worker's metrics in a thread of its own: counted there, taken in batches. */

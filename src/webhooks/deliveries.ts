@@ -29,7 +29,8 @@ export function startWebhookWork(
     logger,
     metrics,
     resolver,
-  }: { logger: Logger; metrics: WebhookMetrics; resolver: HostResolver },
+    holder,
+  }: { logger: Logger; metrics: WebhookMetrics; resolver: HostResolver; holder?: string },
 ): WebhookWork {
   const timeoutMs = config.webhookTimeoutSeconds * 1000;
   const sender = createWebhookClient({
@@ -45,6 +46,7 @@ export function startWebhookWork(
       timeoutMs,
       retryScheduleMs: config.webhookRetryScheduleMs,
       maxInFlight: config.webhookMaxInFlight,
+      holder,
     },
   );
   const planning = startDeliveryPlanning(repositories, {

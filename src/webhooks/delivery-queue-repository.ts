@@ -262,6 +262,7 @@ export function deliveryQueueRepository(knex: Knex) {
     stillLeased: leases.stillLeased,
     renewLeases: leases.renewLeases,
     releaseLeases: leases.releaseLeases,
+    releaseHolder: leases.releaseHolder,
 
     /**
      * How many attempts of enabled endpoints were due at `dueBy` or before and are not yet made

@@ -4,6 +4,7 @@
  * `sendEveryMs` and whenever the main thread asks before a scrape.
  */
 import os from 'node:os';
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config';
 import { backgroundPoolSizes, createKnex } from '../db/knex';
@@ -16,7 +17,7 @@ import { batchingMetrics } from './attempt-metrics';
 const sendEveryMs = 100;
 
 const port = parentPort!;
-const { config } = workerData as { config: Config };
+const { config, holder } = workerData as { config: Config; holder: string };
 const send = (message: FromThread) => port.postMessage(message);
 
 let lines: string[] = [];
@@ -27,9 +28,12 @@ const metrics = batchingMetrics();
 function sendGathered(): void {
   if (lines.length > 0) send({ type: 'log', text: lines.join('') });
   lines = [];
-  const batch = metrics.take();
-  if (batch) send({ type: 'metrics', batch });
+  // The heap goes with every batch: an operator sees it near its limit before the thread dies of it.
+  const { used_heap_size, heap_size_limit } = v8.getHeapStatistics();
+  const heap = { usedBytes: used_heap_size, limitBytes: heap_size_limit };
+  send({ type: 'metrics', batch: { ...(metrics.take() ?? emptyBatch), heap } });
 }
+const emptyBatch = { attempted: {}, inFlight: 0, delaysSeconds: [], disabled: {} };
 setInterval(sendGathered, sendEveryMs).unref();
 
 /**
@@ -61,6 +65,7 @@ const work = startWebhookWork(createWebhookRepositories(knex), config, {
   logger,
   metrics: metrics.metrics,
   resolver,
+  holder,
 });
 
 /** A lookup for the main thread (registration), answered with the addresses or the failure's fields. */

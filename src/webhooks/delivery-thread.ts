@@ -3,9 +3,12 @@
  * one connection stays with the main thread). Under a peak of requests an attempt's callbacks
  * then wait for the thread's event loop rather than behind every request's, so each of an
  * endpoint's slots turns over at the receiver's pace. The thread's log lines and metrics come
- * back to the service's log and registry; a thread that dies is started again, and its claims
- * run out as a stopped instance's do.
+ * back to the service's log and registry. A thread that dies is started again a second later, its
+ * restart logged and counted with its cause, and what it had claimed is given back at once (its
+ * connections died with it), so other instances and its successor make those attempts without
+ * waiting for the claims to run out.
  */
+import { randomUUID } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -16,6 +19,7 @@ import { projectRoot } from '../paths';
 import type { WebhookWork } from './deliveries';
 import { untilAborted, type HostResolver } from './dns-lookups';
 import type { MetricsBatch } from './attempt-metrics';
+import { threadEndCause, type ThreadEndCause } from './thread-ends';
 
 /** The thread runs the compiled code: under ts-jest too, where dist/ is built before the tests (test/support/build-dist.js). */
 export const threadEntry = path.join(
@@ -72,11 +76,22 @@ export interface DeliveryThreadOptions {
   entry?: string;
   /** How long stop() waits for the thread to give its claims back before it is terminated. */
   stopWithinMs?: number;
+  /** Counts a thread that ended unasked. */
+  threadEnded?: (cause: ThreadEndCause) => void;
+  /** Gives back the claims and leases of a thread that died (endpoint-leases.ts' releaseHolder); answers the attempts released. */
+  releaseHolder?: (holder: string) => Promise<number>;
 }
 
 export function startDeliveryThread(
   config: Config,
-  { logger, addMetrics, entry = threadEntry, stopWithinMs = 10_000 }: DeliveryThreadOptions,
+  {
+    logger,
+    addMetrics,
+    entry = threadEntry,
+    stopWithinMs = 10_000,
+    threadEnded,
+    releaseHolder,
+  }: DeliveryThreadOptions,
 ): DeliveryThread {
   // The thread's lines go to the service's own destination, as written there.
   const destination = (logger as unknown as Record<symbol, { write(text: string): void }>)[
@@ -94,10 +109,12 @@ export function startDeliveryThread(
 
   const start = () => {
     running = true;
+    const holder = randomUUID();
+    let failure: unknown;
     // V8 reads --max-semi-space-size (npm start sets it for the requests' heap) as it makes each
     // heap, over a thread's own limits: cleared, the thread's young generation is resourceLimits'.
     v8.setFlagsFromString('--max-semi-space-size=0');
-    thread = new Worker(entry, { workerData: { config }, resourceLimits });
+    thread = new Worker(entry, { workerData: { config, holder }, resourceLimits });
     thread.on('message', (message: FromThread) => {
       if (message.type === 'log') destination.write(message.text);
       else if (message.type === 'metrics') addMetrics(message.batch);
@@ -107,16 +124,28 @@ export function startDeliveryThread(
     });
     if (missedPlanning) thread.postMessage({ type: 'catch-up' } satisfies ToThread);
     missedPlanning = false;
-    thread.on('error', (error) =>
-      logger.error({ err: error }, 'the webhook delivery thread failed'),
-    );
-    thread.on('exit', () => {
+    thread.on('error', (error) => (failure = error));
+    thread.on('exit', (exitCode) => {
       running = false;
       for (const resolve of flushes.values()) resolve();
-      const failure = { name: 'Error', message: 'the webhook delivery thread stopped' };
-      for (const [id, answer] of lookups) answer({ type: 'resolved', id, error: failure });
+      const gone = { name: 'Error', message: 'the webhook delivery thread stopped' };
+      for (const [id, answer] of lookups) answer({ type: 'resolved', id, error: gone });
       if (stopping) return stopped?.();
-      logger.error('the webhook delivery thread stopped; starting it again');
+      const cause = threadEndCause(failure);
+      threadEnded?.(cause);
+      logger.error(
+        { err: failure, cause, exit_code: exitCode },
+        'the webhook delivery thread stopped; starting it again',
+      );
+      void releaseHolder?.(holder).then(
+        (released) =>
+          logger.info({ released }, "the stopped webhook delivery thread's claims were given back"),
+        (error: unknown) =>
+          logger.warn(
+            { err: error },
+            "giving back the stopped webhook delivery thread's claims failed: they run out on their own",
+          ),
+      );
       setTimeout(() => stopping || start(), restartAfterMs);
     });
   };

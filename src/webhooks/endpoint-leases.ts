@@ -185,6 +185,35 @@ export function endpointLeases(knex: Knex) {
     },
 
     /** Releases these endpoints' leases at once (the instance is stopping), for another instance to take over. */
+    /**
+     * Gives back everything `holder` held, at once: a delivery thread that died leaves its claims
+     * and leases to this, rather than to their running out. The attempts of its endpoints that are
+     * still claimed are due again (its connections died with it, so none is still being made),
+     * then its leases go; another holder takes an endpoint only after this.
+     */
+    async releaseHolder(holder: string): Promise<number> {
+      const names: string[] = await knex('leases')
+        .where('holder', holder)
+        .where('name', 'like', `${leasePrefix}%`)
+        .pluck('name');
+      if (names.length === 0) return 0;
+      const endpointIds = names.map((name) => name.slice(leasePrefix.length));
+      return inTransaction(
+        knex,
+        'webhook-release',
+        async ({ trx }) => {
+          const released = await trx('webhook_deliveries')
+            .whereIn('webhook_endpoint_id', endpointIds)
+            .where('status', 'pending')
+            .whereNotNull('claimed_by')
+            .update({ claimed_by: null, lease_until: null });
+          await trx('leases').whereIn('name', names).where('holder', holder).delete();
+          return released;
+        },
+        readCommitted,
+      );
+    },
+
     async releaseLeases(endpointIds: string[], holder: string): Promise<void> {
       if (endpointIds.length === 0) return;
       await inTransaction(

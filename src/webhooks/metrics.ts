@@ -8,6 +8,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { gaugeCountedOnScrape } from '../background/counted-on-scrape';
 import { delaySeconds, type MetricsBatch, type WebhookMetrics } from './attempt-metrics';
 import type { WebhookRepositories } from './repositories';
+import { threadEndCauses, type ThreadEndCause } from './thread-ends';
 
 /** An attempt due for longer than this is overdue: a claimed attempt is made well within it (its wait for a slot and its timeout included). */
 export const overdueAfterMs = 60_000;
@@ -20,7 +21,10 @@ export function createWebhookMetrics(
   registry: Registry,
   repositories: WebhookRepositories,
   options: { logger: Logger; scrapeTimeoutMs: number; beforeScrape?: () => Promise<void> },
-): WebhookMetrics & { add(batch: MetricsBatch): void } {
+): WebhookMetrics & {
+  add(batch: MetricsBatch): void;
+  threadEnded(cause: ThreadEndCause): void;
+} {
   // Each of the four metrics collects on a scrape: they share one flush of the thread's counts.
   const { beforeScrape } = options;
   let flushing: Promise<void> | undefined;
@@ -53,7 +57,26 @@ export function createWebhookMetrics(
     registers: [registry],
     collect,
   });
+  const heapUsed = new Gauge({
+    name: 'webhook_thread_heap_used_bytes',
+    help: "The webhook delivery thread's JavaScript heap in use, as the thread last said (0 before it starts).",
+    registers: [registry],
+    collect,
+  });
+  const heapLimit = new Gauge({
+    name: 'webhook_thread_heap_limit_bytes',
+    help: 'The most heap the webhook delivery thread may hold: past it the thread ends with ERR_WORKER_OUT_OF_MEMORY and is started again.',
+    registers: [registry],
+    collect,
+  });
+  const threadEnds = new Counter({
+    name: 'webhook_thread_restarts_total',
+    help: 'Times the webhook delivery thread ended unasked and was started again, by cause: out_of_memory, error (an uncaught error), exit (it stopped on its own).',
+    labelNames: ['cause'],
+    registers: [registry],
+  });
   // Every series from the start, so that a rate over them is 0 rather than missing.
+  for (const cause of threadEndCauses) threadEnds.labels(cause).inc(0);
   for (const outcome of ['delivered', 'failed', 'timed_out', 'refused'])
     deliveries.labels(outcome).inc(0);
   for (const reason of ['gone', 'failing']) disabled.labels(reason).inc(0);
@@ -83,6 +106,11 @@ export function createWebhookMetrics(
       for (const seconds of batch.delaysSeconds) delay.observe(seconds);
       for (const [reason, count] of Object.entries(batch.disabled))
         disabled.labels(reason).inc(count);
+      if (batch.heap) {
+        heapUsed.set(batch.heap.usedBytes);
+        heapLimit.set(batch.heap.limitBytes);
+      }
     },
+    threadEnded: (cause) => threadEnds.labels(cause).inc(),
   };
 }

@@ -13,6 +13,7 @@ import type { MetricsBatch } from './attempt-metrics';
 import { startDeliveryPlanning } from './delivery-planning';
 import { startDeliveryThread, type DeliveryThread } from './delivery-thread';
 import type { WebhookRepositories } from './repositories';
+import type { ThreadEndCause } from './thread-ends';
 
 /** How often an instance without the thread looks for an enabled endpoint (registered through another instance). */
 const lookEveryMs = 1000;
@@ -20,7 +21,12 @@ const lookEveryMs = 1000;
 export function startDeliveryThreadWhenNeeded(
   repositories: WebhookRepositories,
   config: Config,
-  options: { logger: Logger; addMetrics: (batch: MetricsBatch) => void; entry?: string },
+  options: {
+    logger: Logger;
+    addMetrics: (batch: MetricsBatch) => void;
+    threadEnded?: (cause: ThreadEndCause) => void;
+    entry?: string;
+  },
 ): DeliveryThread {
   const { logger } = options;
   let thread: DeliveryThread | undefined;
@@ -49,7 +55,10 @@ export function startDeliveryThreadWhenNeeded(
     if (thread || stopping) return thread;
     clearInterval(look);
     logger.info('a webhook endpoint is enabled: starting the webhook delivery thread');
-    const started = (thread = startDeliveryThread(config, options));
+    const started = (thread = startDeliveryThread(config, {
+      ...options,
+      releaseHolder: (holder) => repositories.deliveryQueue.releaseHolder(holder),
+    }));
     // What is named meanwhile is left to the thread's catch-up, which finds every tenant behind.
     void stopPlanning().then(() => {
       threadPlans = true;
