@@ -72,7 +72,11 @@ interface BackgroundWork {
 function startBackgroundWork(
   { numberingRepositories, cleanupRepositories }: BackgroundRepositories,
   config: Config,
-  { logger, registry }: { logger: Logger; registry: Registry },
+  {
+    logger,
+    registry,
+    webhookThreadEntry,
+  }: { logger: Logger; registry: Registry; webhookThreadEntry?: string },
 ): BackgroundWork {
   // What the background work counts in the database it counts on its own pools, never the requests'.
   const eventMetrics = createEventMetrics(registry, numberingRepositories, {
@@ -100,6 +104,7 @@ function startBackgroundWork(
         logger,
         addMetrics: (batch) => webhookMetrics.add(batch),
         threadEnded: (cause) => webhookMetrics.threadEnded(cause),
+        entry: webhookThreadEntry,
       }));
   const numbering = startEventNumbering(numberingRepositories, {
     logger,
@@ -182,7 +187,11 @@ async function closeWithin(server: Server, graceMs: number): Promise<void> {
 
 export async function startService(
   config: Config,
-  options: { logDestination?: DestinationStream } = {},
+  options: {
+    logDestination?: DestinationStream;
+    /** The delivery thread's code, when not the service's own: tests give threads that die. */
+    webhookThreadEntry?: string;
+  } = {},
 ): Promise<RunningService> {
   const logger = createLogger(config.logLevel, options.logDestination);
   if (config.webhookAllowPrivateTargets) {
@@ -225,7 +234,11 @@ export async function startService(
       numberingRepositories: createRepositories(pools.numbering),
       cleanupRepositories: createRepositories(pools.cleanup),
     };
-    background = startBackgroundWork(backgroundRepositories, config, { logger, registry });
+    background = startBackgroundWork(backgroundRepositories, config, {
+      logger,
+      registry,
+      webhookThreadEntry: options.webhookThreadEntry,
+    });
     const api = await createOperationRouter({
       definition: document.definition,
       repositories,

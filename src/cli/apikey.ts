@@ -9,13 +9,9 @@
  */
 import { parseArgs } from 'node:util';
 import { apiKeyScopes, type ApiKeyScope } from '../api-key-format';
-import { ConfigError, loadConfig } from '../config';
-import { createKnex } from '../db/knex';
-import { migrateToLatest } from '../db/migrate';
 import { createRepositories, type Repositories } from '../all-repositories';
 import { issueApiKey } from './issue-api-key';
-
-class UsageError extends Error {}
+import { runDatabaseCommand, UsageError } from './database-command';
 
 const usage = `usage: npm run -s apikey -- create --tenant NAME [--scopes read,write] [--expires-in 30d|12h|90m]
        npm run -s apikey -- list
@@ -103,27 +99,8 @@ async function revoke(repositories: Repositories, args: string[]): Promise<void>
   console.log(`Revoked key ${keyId}.`);
 }
 
-async function main(): Promise<void> {
-  const [command, ...args] = process.argv.slice(2);
-  const commands: Record<string, (r: Repositories) => Promise<void>> = {
-    create: (r) => create(r, args),
-    list: (r) => list(r),
-    revoke: (r) => revoke(r, args),
-  };
-  const run = commands[command ?? ''];
-  if (!run) throw new UsageError(usage);
-  const knex = createKnex(loadConfig().database);
-  try {
-    await migrateToLatest(knex);
-    await run(createRepositories(knex));
-  } finally {
-    await knex.destroy();
-  }
-}
-
-main().catch((error) => {
-  console.error(
-    error instanceof UsageError || error instanceof ConfigError ? error.message : error,
-  );
-  process.exit(error instanceof UsageError ? 2 : 1);
+runDatabaseCommand(usage, {
+  create: (knex, args) => create(createRepositories(knex), args),
+  list: (knex) => list(createRepositories(knex)),
+  revoke: (knex, args) => revoke(createRepositories(knex), args),
 });

@@ -6,13 +6,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { WebhookRepositories } from './repositories';
 import { startDeliveryPlanning, type DeliveryPlanning } from './delivery-planning';
-import { startDeliveryWorker } from './delivery-worker';
+import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
 import { createResolver, type HostResolver } from './dns-lookups';
 import { createWebhookClient } from './http-client';
 import type { WebhookMetrics } from './attempt-metrics';
 
 /** What numbering tells the webhook work, and its stop. */
 export type WebhookWork = DeliveryPlanning;
+/** The same, and what a delivery thread tells the main thread of its work. */
+export type StartedWebhookWork = WebhookWork & Pick<DeliveryWorker, 'busiestTenant'>;
 
 /** The resolver for webhook hosts, shared by registration and deliveries. */
 export const resolverFor = (config: Config): HostResolver =>
@@ -31,7 +33,7 @@ export function startWebhookWork(
     resolver,
     holder,
   }: { logger: Logger; metrics: WebhookMetrics; resolver: HostResolver; holder?: string },
-): WebhookWork {
+): StartedWebhookWork {
   const timeoutMs = config.webhookTimeoutSeconds * 1000;
   const sender = createWebhookClient({
     timeoutMs,
@@ -57,6 +59,7 @@ export function startWebhookWork(
   return {
     plan: (tenantIds) => planning.plan(tenantIds),
     catchUp: () => planning.catchUp(),
+    busiestTenant: () => deliveries.busiestTenant(),
     async stop() {
       // What is left unplanned is planned by the next instance to number events.
       await planning.stop();

@@ -24,6 +24,7 @@ import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../d
 import { inTransaction } from '../db/transactions';
 import type { ClaimedDelivery, DueEndpoint, EventToSend } from './queue-items';
 import { signingSecrets } from './webhook-secrets';
+import { notPaused } from './tenant-pauses';
 
 export type {
   ClaimedDelivery,
@@ -195,7 +196,7 @@ export function deliveryQueueRepository(knex: Knex) {
 
   return translatingErrors({
     /**
-     * The enabled endpoints that have an attempt due and unclaimed, and whose lease `holder` has or
+     * The enabled endpoints (of tenants not paused) that have an attempt due and unclaimed, and whose lease `holder` has or
      * may take (no one's, or a holder's that ran out more than `graceMs` ago): one probe of an
      * index each, then their leases.
      */
@@ -205,6 +206,7 @@ export function deliveryQueueRepository(knex: Knex) {
         'webhook_endpoints as e',
       )
         .where('e.enabled', true)
+        .modify(notPaused('e.tenant_id'))
         .whereExists((q) => {
           q.select(knex.raw('1'))
             .from('webhook_deliveries')

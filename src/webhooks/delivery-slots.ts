@@ -141,6 +141,15 @@ export class DeliverySlots {
     return this.queued + this.setAsideInAll < this.limits.maxInFlight * claimedAheadPerSlot;
   }
 
+  /** The tenant with the most attempts here (in flight and waiting), and how many. */
+  busiestTenant(): { tenantId: string; pending: number } | undefined {
+    let busiest: { tenantId: string; pending: number } | undefined;
+    for (const [tenantId, { inFlight, queued }] of this.tenants)
+      if (inFlight + queued > (busiest?.pending ?? 0))
+        busiest = { tenantId, pending: inFlight + queued };
+    return busiest;
+  }
+
   /** The endpoints leased here. */
   endpoints(): LeasedEndpoint[] {
     return [...this.leased.values()];

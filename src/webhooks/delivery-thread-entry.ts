@@ -31,7 +31,8 @@ function sendGathered(): void {
   // The heap goes with every batch: an operator sees it near its limit before the thread dies of it.
   const { used_heap_size, heap_size_limit } = v8.getHeapStatistics();
   const heap = { usedBytes: used_heap_size, limitBytes: heap_size_limit };
-  send({ type: 'metrics', batch: { ...(metrics.take() ?? emptyBatch), heap } });
+  const batch = { ...(metrics.take() ?? emptyBatch), heap };
+  send({ type: 'metrics', batch, busiest: work.busiestTenant()?.tenantId });
 }
 const emptyBatch = { attempted: {}, inFlight: 0, delaysSeconds: [], disabled: {} };
 setInterval(sendGathered, sendEveryMs).unref();

@@ -19,7 +19,14 @@ import { projectRoot } from '../paths';
 import type { WebhookWork } from './deliveries';
 import { untilAborted, type HostResolver } from './dns-lookups';
 import type { MetricsBatch } from './attempt-metrics';
-import { threadEndCause, type ThreadEndCause } from './thread-ends';
+import {
+  endsBeforePause,
+  endsInARow,
+  tenantToPause,
+  threadEndCause,
+  type ThreadEnd,
+  type ThreadEndCause,
+} from './thread-ends';
 
 /** The thread runs the compiled code: under ts-jest too, where dist/ is built before the tests (test/support/build-dist.js). */
 export const threadEntry = path.join(
@@ -40,7 +47,7 @@ const notRunning = { name: 'Error', message: 'the webhook delivery thread is not
 const resourceLimits = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 128 };
 
 /** How long a thread that died waits before it is started again: a thread that dies at once does not spin. */
-const restartAfterMs = 1000;
+const restartAfterMs = 500;
 
 /** A lookup's failure as it crosses threads: an Error's own fields, and the code the guard reads. */
 export interface LookupFailure {
@@ -57,7 +64,7 @@ export type ToThread =
   | { type: 'stop' };
 export type FromThread =
   | { type: 'log'; text: string }
-  | { type: 'metrics'; batch: MetricsBatch }
+  | { type: 'metrics'; batch: MetricsBatch; busiest?: string }
   | { type: 'flushed'; id: number }
   | { type: 'resolved'; id: number; addresses?: LookupAddress[]; error?: LookupFailure }
   | { type: 'stopped' };
@@ -80,6 +87,8 @@ export interface DeliveryThreadOptions {
   threadEnded?: (cause: ThreadEndCause) => void;
   /** Gives back the claims and leases of a thread that died (endpoint-leases.ts' releaseHolder); answers the attempts released. */
   releaseHolder?: (holder: string) => Promise<number>;
+  /** Pauses a tenant's deliveries (tenant-pauses.ts). */
+  pauseTenant?: (tenantId: string, reason: string) => Promise<void>;
 }
 
 export function startDeliveryThread(
@@ -91,6 +100,7 @@ export function startDeliveryThread(
     stopWithinMs = 10_000,
     threadEnded,
     releaseHolder,
+    pauseTenant,
   }: DeliveryThreadOptions,
 ): DeliveryThread {
   // The thread's lines go to the service's own destination, as written there.
@@ -106,19 +116,25 @@ export function startDeliveryThread(
   let running = false;
   /** Planning asked for while the thread was down: it looks for every unplanned event when it is back. */
   let missedPlanning = false;
+  /** The thread's last ends in a row, with the tenant that held the most of its work at each. */
+  let ends: ThreadEnd[] = [];
 
   const start = () => {
     running = true;
     const holder = randomUUID();
+    const startedAt = Date.now();
     let failure: unknown;
+    let busiest: string | undefined;
     // V8 reads --max-semi-space-size (npm start sets it for the requests' heap) as it makes each
     // heap, over a thread's own limits: cleared, the thread's young generation is resourceLimits'.
     v8.setFlagsFromString('--max-semi-space-size=0');
     thread = new Worker(entry, { workerData: { config, holder }, resourceLimits });
     thread.on('message', (message: FromThread) => {
       if (message.type === 'log') destination.write(message.text);
-      else if (message.type === 'metrics') addMetrics(message.batch);
-      else if (message.type === 'flushed') flushes.get(message.id)?.();
+      else if (message.type === 'metrics') {
+        addMetrics(message.batch);
+        busiest = message.busiest;
+      } else if (message.type === 'flushed') flushes.get(message.id)?.();
       else if (message.type === 'resolved') lookups.get(message.id)?.(message);
       else stopped?.();
     });
@@ -137,17 +153,40 @@ export function startDeliveryThread(
         { err: failure, cause, exit_code: exitCode },
         'the webhook delivery thread stopped; starting it again',
       );
-      void releaseHolder?.(holder).then(
-        (released) =>
-          logger.info({ released }, "the stopped webhook delivery thread's claims were given back"),
-        (error: unknown) =>
-          logger.warn(
-            { err: error },
-            "giving back the stopped webhook delivery thread's claims failed: they run out on their own",
-          ),
-      );
+      ends = endsInARow(ends, { busiest, ranMs: Date.now() - startedAt });
+      const paused = tenantToPause(ends);
+      if (paused !== undefined) ends = [];
+      // The pause is written before the claims go back, so that no instance claims them meanwhile.
+      void (paused === undefined ? Promise.resolve() : pause(paused, cause))
+        .then(() => releaseHolder?.(holder))
+        .then(
+          (released) =>
+            logger.info(
+              { released },
+              "the stopped webhook delivery thread's claims were given back",
+            ),
+          (error: unknown) =>
+            logger.warn(
+              { err: error },
+              "giving back the stopped webhook delivery thread's claims failed: they run out on their own",
+            ),
+        );
       setTimeout(() => stopping || start(), restartAfterMs);
     });
+  };
+  /** Pauses the tenant's deliveries, saying why; settles once written (or failed, which is logged). */
+  const pause = async (tenantId: string, cause: ThreadEndCause): Promise<void> => {
+    const reason = `the webhook delivery thread ended ${endsBeforePause} times in a row (the last: ${cause}) while this tenant held the most of its pending work`;
+    logger.error(
+      { tenant_id: tenantId, reason },
+      "a tenant's webhook deliveries are paused: they wait until an operator runs `npm run -s webhooks -- resume --tenant NAME`",
+    );
+    await pauseTenant?.(tenantId, reason).catch((error: unknown) =>
+      logger.error(
+        { err: error, tenant_id: tenantId },
+        "pausing a tenant's webhook deliveries failed",
+      ),
+    );
   };
   start();
   const send = (message: ToThread) => running && thread.postMessage(message);

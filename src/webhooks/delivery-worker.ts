@@ -68,6 +68,8 @@ export interface DeliveryWorker {
   planningClaim(tenantId: string): PlanningClaim | undefined;
   /** What planning claimed (undefined: its transaction failed), to queue for slots. */
   planned(claiming: PlanningClaim, claimed: ClaimedDelivery[] | undefined): void;
+  /** The tenant with the most attempts claimed here, in flight or waiting: the one a thread that dies may pause. */
+  busiestTenant(): { tenantId: string; pending: number } | undefined;
   /** Stops looking, calls off the attempts in flight and gives their claims and endpoints back. */
   stop(): Promise<void>;
 }
@@ -92,6 +94,7 @@ export function startDeliveryWorker(
     poke: (planned) => worker.poke(planned),
     planningClaim: (tenantId) => worker.planningClaim(tenantId),
     planned: (claiming, claimed) => worker.planned(claiming, claimed),
+    busiestTenant: () => worker.busiestTenant(),
     stop: () => worker.stop(),
   };
 }
@@ -222,6 +225,10 @@ class Worker {
       else this.slots.add({ endpointId, tenantId }, deliveries, renewedAt.get(endpointId)!);
     }
     this.pump();
+  }
+
+  busiestTenant(): { tenantId: string; pending: number } | undefined {
+    return this.slots.busiestTenant();
   }
 
   async stop(): Promise<void> {

@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { isDuplicateKey } from '../db/database-errors';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import { inTransaction } from '../db/transactions';
+import { notPaused } from './tenant-pauses';
 
 /** The endpoint's lease's name in `leases` (stored: its text stays as it is). */
 const leasePrefix = 'webhook-serving:';
@@ -57,12 +58,13 @@ export function endpointLeases(knex: Knex) {
       readCommitted,
     )) > 0;
 
-  /** Of these endpoints, those enabled whose lease `held` has. */
+  /** Of these endpoints, those enabled (and not paused) whose lease `held` has. */
   const heldAndEnabled = async (endpointIds: string[], held: Set<string>): Promise<Set<string>> => {
     const enabled = new Set<string>(
       await knex('webhook_endpoints')
         .whereIn('webhook_endpoint_id', endpointIds)
         .where('enabled', true)
+        .modify(notPaused('webhook_endpoints.tenant_id'))
         .pluck('webhook_endpoint_id'),
     );
     return new Set(endpointIds.filter((id) => enabled.has(id) && held.has(leaseName(id))));
@@ -101,7 +103,7 @@ export function endpointLeases(knex: Knex) {
         return false;
       });
       if (unknown.length === 0) return held;
-      // A disabled or deleted endpoint's lease is not taken.
+      // A disabled or deleted endpoint's lease is not taken, nor one of a paused tenant.
       const rows: Array<{
         webhook_endpoint_id: string;
         holder: string | null;
@@ -110,7 +112,8 @@ export function endpointLeases(knex: Knex) {
         .leftJoin('leases as l', 'l.name', leaseNameOf('e.webhook_endpoint_id'))
         .select('e.webhook_endpoint_id', 'l.holder', 'l.expires_at')
         .whereIn('e.webhook_endpoint_id', unknown)
-        .where('e.enabled', true);
+        .where('e.enabled', true)
+        .modify(notPaused('e.tenant_id'));
       for (const row of rows) {
         const name = leaseName(row.webhook_endpoint_id);
         // Written by this holder, on its own clock.

@@ -90,6 +90,12 @@ export function createWebhookMetrics(
   });
   gaugeCountedOnScrape(registry, {
     ...counted,
+    name: 'webhook_tenants_paused',
+    help: 'Tenants whose webhook deliveries are paused (after the delivery thread ended three times in a row while each held the most of its work; the log says which): their attempts wait until `npm run -s webhooks -- resume --tenant NAME`.',
+    count: () => repositories.tenantPauses.count(),
+  });
+  gaugeCountedOnScrape(registry, {
+    ...counted,
     name: 'webhook_attempts_overdue',
     help: `Webhook delivery attempts of enabled endpoints due for over ${overdueAfterMs / 1000} s and still not made (all instances: read from the database).`,
     count: () => deliveryQueue.countDue(new Date(Date.now() - overdueAfterMs)),

@@ -58,6 +58,7 @@ export function startDeliveryThreadWhenNeeded(
     const started = (thread = startDeliveryThread(config, {
       ...options,
       releaseHolder: (holder) => repositories.deliveryQueue.releaseHolder(holder),
+      pauseTenant: (tenantId, reason) => repositories.tenantPauses.pause(tenantId, reason),
     }));
     // What is named meanwhile is left to the thread's catch-up, which finds every tenant behind.
     void stopPlanning().then(() => {

@@ -5,7 +5,7 @@
  */
 import createClient from 'openapi-fetch';
 import type { DestinationStream } from 'pino';
-import type { Config } from '../../src/config';
+import type { Config, DatabaseConfig } from '../../src/config';
 import type { paths } from '../../generated/api';
 import { hashApiKey, type ApiKeyScope } from '../../src/api-key-format';
 import { issueApiKey } from '../../src/cli/issue-api-key';
@@ -49,6 +49,8 @@ export interface RawResponse {
 export interface TestService {
   baseUrl: string;
   service: RunningService;
+  /** The service's database, for a command run against it. */
+  database: DatabaseConfig;
   repositories: Repositories;
   /** A new key for the tenant (created on first use), as `apikey create` makes one. */
   createKey(tenant: string, scopes?: ApiKeyScope[]): Promise<string>;
@@ -64,17 +66,23 @@ export interface TestService {
 }
 
 export async function startTestService(
-  options: { config?: Partial<Config>; logDestination?: DestinationStream } = {},
+  options: {
+    config?: Partial<Config>;
+    logDestination?: DestinationStream;
+    webhookThreadEntry?: string;
+  } = {},
 ): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase();
   const service = await startService(testConfig(database.config, options.config), {
     logDestination: options.logDestination,
+    webhookThreadEntry: options.webhookThreadEntry,
   });
   const repositories = createRepositories(service.knex);
   const prism = throughPrism ? await startPrism({ proxyTo: service.url }) : undefined;
   return {
     baseUrl: service.url,
     service,
+    database: database.config,
     repositories,
     async createKey(tenant, scopes = ['read', 'write']) {
       return (await issueApiKey(repositories, tenant, scopes)).key;
