@@ -14,6 +14,11 @@ export const minKeepMs = 5_000;
 export const maxKeepMs = 300_000;
 /** A failure (no such name, no answer in time, a refusing server) is kept this long. */
 export const failureKeepMs = 5_000;
+/**
+ * Addresses kept of one answer, the first ones: a connection tries the first, and a name whose
+ * server answers hundreds would otherwise hold that much in each of the thousands of answers kept.
+ */
+export const addressesKeptAtMost = 16;
 
 export interface KeptAnswer {
   addresses?: LookupAddress[];
@@ -44,7 +49,9 @@ export function keptAnswer(
   if (records.length > 0) {
     const ttlMs = Math.min(...records.map((r) => r.ttl * 1000));
     return {
-      addresses: records.map(({ address, family }) => ({ address, family })),
+      addresses: records
+        .slice(0, addressesKeptAtMost)
+        .map(({ address, family }) => ({ address, family })),
       until: now + Math.min(maxKeepMs, Math.max(minKeepMs, ttlMs)),
     };
   }

@@ -69,8 +69,11 @@ interface Target {
 /** How long an attempt whose tenant has too many names being looked up waits before asking again. */
 const busyWaitMs = 250;
 
-/** Targets kept at the most: an instance serves far fewer endpoints at once. */
-const targetsKept = 10_000;
+/**
+ * Targets kept at the most: an instance has attempts of at most a few hundred endpoints at once
+ * (its slots and what is claimed ahead), and a URL may be 2,000 characters.
+ */
+const targetsKept = 1_000;
 
 export function createWebhookClient(options: {
   timeoutMs: number;

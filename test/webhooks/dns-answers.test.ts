@@ -1,5 +1,12 @@
 /** How long a lookup's answer is kept, and what a lookup that found nothing says: pure rules. */
-import { failureKeepMs, keptAnswer, maxKeepMs, minKeepMs } from '../../src/webhooks/dns-answers';
+import type { RecordWithTtl } from 'node:dns';
+import {
+  addressesKeptAtMost,
+  failureKeepMs,
+  keptAnswer,
+  maxKeepMs,
+  minKeepMs,
+} from '../../src/webhooks/dns-answers';
 
 const now = 1_000_000;
 const found = (ttl: number, address = '93.184.215.14') => ({
@@ -38,4 +45,14 @@ it('says a name with no address is not found, and a lookup cut off timed out, ke
   expect(keptAnswer('h', failed('ESERVFAIL'), failed('ENODATA'), now).error?.code).toBe(
     'ESERVFAIL',
   );
+});
+
+it('keeps the first addresses of an answer that has very many', () => {
+  const many = (ttl: number): PromiseSettledResult<RecordWithTtl[]> => ({
+    status: 'fulfilled',
+    value: Array.from({ length: 300 }, (_, i) => ({ address: `10.0.${i >> 8}.${i & 255}`, ttl })),
+  });
+  const kept = keptAnswer('h', many(60), failed('ENODATA'), now).addresses!;
+  expect(kept).toHaveLength(addressesKeptAtMost);
+  expect(kept[0]).toEqual({ address: '10.0.0.0', family: 4 });
 });
