@@ -15,7 +15,7 @@ import { createRepositories } from '../../src/all-repositories';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { startNameServer } from '../support/name-server';
 import { withKnex } from './fixture';
-import { serviceArguments, startServerProcess } from './processes';
+import { serviceArguments, startServerProcess, webhookServiceEnv } from './processes';
 import { fmt, mark } from './report';
 
 const seconds = Number(process.env.BENCH_DNS_SECONDS ?? 20);
@@ -60,13 +60,10 @@ export async function slowNameServer(mysqlUrl: string): Promise<void> {
     names.names.set(`once${i}.bench`, { addresses: ['127.0.0.1'], silent: 'once', ttl: 1 });
   for (let i = 0; i < 40; i++)
     names.names.set(`never${i}.bench`, { addresses: ['127.0.0.1'], silent: 'never' });
-  const service = await startServerProcess(serviceArguments(), {
-    DATABASE_URL: (database.config as { url: string }).url,
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_DNS_SERVERS: names.address,
-  });
+  const service = await startServerProcess(
+    serviceArguments(),
+    webhookServiceEnv((database.config as { url: string }).url, names.address),
+  );
   try {
     const [hostile, other] = await withKnex(database.config, async (knex) => {
       const repositories = createRepositories(knex);

@@ -39,6 +39,18 @@ export function serviceArguments(): string[] {
   ];
 }
 
+/**
+ * The environment of a service that delivers webhooks to loopback, its names from the name server
+ * at `dnsServers` (test/support/name-server.ts), with no rate limit and warnings only logged.
+ */
+export const webhookServiceEnv = (databaseUrl: string, dnsServers: string) => ({
+  DATABASE_URL: databaseUrl,
+  RATE_LIMIT_PER_MINUTE: '0',
+  LOG_LEVEL: 'warn',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_DNS_SERVERS: dnsServers,
+});
+
 /** Starts `node ...nodeArguments` with the environment and a free PORT; resolves once /readyz answers 200. */
 export async function startServerProcess(
   nodeArguments: string[],

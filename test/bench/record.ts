@@ -21,6 +21,7 @@ const parts = [
   'webhooks-bench',
   'follow-bench',
   'abuse-bench',
+  'hostile-matrix',
   'scale',
   'cluster-bench',
 ];

@@ -1,57 +1,81 @@
 /**
- * One cell of the matrix of hostile tenants (issue 44), on MariaDB: hostile tenants whose
- * receivers and name servers misbehave in one way, each with its endpoints and events, beside a
- * bystander tenant that writes steadily to one endpoint whose name resolves at once. A cell
- * reports what a bystander and an operator would check: the bystander's webhook delays from each
- * 201 to its delivery, none lost or sent twice, the delivery thread alive (no restart), its heap
- * and the service's RSS.
+ * Hostile tenants beside a bystander (issue 44), on MariaDB, with the service in a process of its
+ * own: each hostile tenant's receivers and name server misbehave in its own way, with its own
+ * endpoints and events, while a bystander tenant writes steadily to one endpoint whose name
+ * resolves at once. A run reports what a bystander and an operator would check: the bystander's
+ * webhook delays from each create to its delivery, none lost or sent twice, the delivery thread
+ * alive (no restart), its heap and the service's RSS. One run may hold tenants of different kinds
+ * (the test: one of each); a cell of the bench's matrix is a list of alike ones.
+ *
+ * Every address is on loopback: names resolve through a name server of the run's own
+ * (WEBHOOK_DNS_SERVERS) to 127.0.0.x.
  */
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { issueApiKey } from '../../src/cli/issue-api-key';
 import { createRepositories } from '../../src/all-repositories';
-import { createMysqlDatabase } from '../support/mysql-database';
-import { startNameServer, type NameRecord } from '../support/name-server';
-import { withKnex } from './fixture';
-import { serviceArguments, startServerProcess } from './processes';
+import { withKnex } from '../bench/fixture';
+import { serviceArguments, startServerProcess, webhookServiceEnv } from '../bench/processes';
+import { createMysqlDatabase } from './mysql-database';
+import { startNameServer, type NameRecord } from './name-server';
 
-export type ReceiverKind =
-  'ok' | 'hang' | 'drip' | 'huge-body' | 'huge-headers' | 'redirect' | 'reset' | '500' | '410';
-export type NameKind = 'ok' | 'never' | 'once' | 'late' | 'fifty' | 'changing';
+export const receiverKinds = [
+  'hang',
+  'drip',
+  'huge-body',
+  'huge-headers',
+  'redirect',
+  'reset',
+  '500',
+  '410',
+] as const;
+export const nameKinds = ['never', 'once', 'late', 'fifty', 'changing'] as const;
+export type ReceiverKind = 'ok' | (typeof receiverKinds)[number];
+export type NameKind = 'ok' | (typeof nameKinds)[number];
 
-export interface HostileCell {
-  name: string;
+/** One hostile tenant. */
+export interface HostileTenant {
+  /** How its receivers answer. */
   receivers: ReceiverKind;
-  /** The hostile tenants' names, cycled over the tenants (8 `once` and 7 `late`: a list). */
-  names: NameKind | NameKind[];
+  /** How its endpoints' names resolve (each endpoint has a name of its own). */
+  names: NameKind;
   endpoints: number;
   /** Characters of each event's description. */
   eventChars: number;
-  tenants: number;
-  /** Events each hostile tenant makes (each sent to all its endpoints). */
+  /** Events it makes, one after another as each is answered, each sent to all its endpoints. */
   events: number;
 }
 
-export interface CellResult {
-  cell: HostileCell;
-  /** The bystander's delays, milliseconds, sorted. */
+/** What a bystander and an operator would check; `targetsMet` says whether a run met them all. */
+export interface HostileRunResult {
+  /** The bystander's delays from each create sent to its delivery, milliseconds, sorted. */
   delays: number[];
   lost: number;
   sentTwice: number;
+  /** Of every cause. */
   threadRestarts: number;
+  /** The most the thread said it held, and its limit. */
   threadHeapMb: number;
   threadHeapLimitMb: number;
+  /** The service's peak (VmHWM). */
   rssMb: number;
+  /** From the service's start to the bystander's last webhook (or giving up on it). */
   seconds: number;
 }
 
-export interface CellOptions {
+export interface HostileRunOptions {
+  /** The MySQL server, without a database: the run makes a database of its own and drops it. */
   mysqlUrl: string;
   /** How long the bystander writes, and the hostile tenants with it. */
   seconds: number;
+  /** The bystander's creates a second (5). */
+  bystanderPerSecond?: number;
   /** Extra environment for the service. */
   env?: Record<string, string>;
 }
+
+export const targets = { p99Ms: 2000, rssMb: 300 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const percentile = (sorted: number[], p: number) =>
@@ -59,8 +83,17 @@ export const percentile = (sorted: number[], p: number) =>
     ? NaN
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** One server for every receiver: `/bystander` answers 204 at once, `/hostile` as the cell says. */
-async function startReceivers(kind: ReceiverKind) {
+export const targetsMet = (r: HostileRunResult) =>
+  percentile(r.delays, 99) < targets.p99Ms &&
+  r.lost === 0 &&
+  r.sentTwice === 0 &&
+  r.threadRestarts === 0 &&
+  r.threadHeapMb > 0 &&
+  r.threadHeapMb < r.threadHeapLimitMb &&
+  r.rssMb < targets.rssMb;
+
+/** One server for every receiver: `/bystander` answers 204 at once, `/hostile/KIND` as its kind says. */
+async function startReceivers() {
   const arrived = new Map<string, number>();
   const seen = new Map<string, number>();
   const sockets = new Set<Socket>();
@@ -68,21 +101,20 @@ async function startReceivers(kind: ReceiverKind) {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (req.url === '/bystander') {
-        const id = String(req.headers['webhook-id']);
-        seen.set(id, (seen.get(id) ?? 0) + 1);
-        try {
-          const event = JSON.parse(Buffer.concat(chunks).toString()) as {
-            data: { object: { name?: string } };
-          };
-          const name = event.data.object.name;
-          if (name && !arrived.has(name)) arrived.set(name, performance.now());
-        } catch {
-          // not an event
-        }
-        return res.writeHead(204).end();
+      if (req.url !== '/bystander')
+        return answerHostile(req.url!.slice('/hostile/'.length) as ReceiverKind, req, res);
+      const id = String(req.headers['webhook-id']);
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      try {
+        const event = JSON.parse(Buffer.concat(chunks).toString()) as {
+          data: { object: { name?: string } };
+        };
+        const name = event.data.object.name;
+        if (name && !arrived.has(name)) arrived.set(name, performance.now());
+      } catch {
+        // not an event
       }
-      answerHostile(kind, req, res);
+      res.writeHead(204).end();
     });
   });
   server.on('connection', (socket) => {
@@ -147,7 +179,7 @@ function answerHostile(kind: ReceiverKind, req: http.IncomingMessage, res: http.
   }
 }
 
-/** What the name server says of a hostile name of this kind; `changing` names are moved by the caller. */
+/** What the name server says of a hostile name of this kind; `changing` names are moved every second as well. */
 function nameRecord(kind: NameKind): NameRecord {
   switch (kind) {
     case 'ok':
@@ -159,50 +191,47 @@ function nameRecord(kind: NameKind): NameRecord {
     case 'late':
       return { addresses: ['127.0.0.1'], delayMs: 30_000, ttl: 1 };
     case 'fifty':
-      return {
-        addresses: Array.from(
-          { length: 50 },
-          (_, i) => `127.0.${Math.floor(i / 250)}.${(i % 250) + 1}`,
-        ),
-        ttl: 1,
-      };
+      return { addresses: Array.from({ length: 50 }, (_, i) => `127.0.0.${i + 1}`), ttl: 1 };
     case 'changing':
       return { addresses: ['127.0.0.1'], ttl: 1 };
   }
 }
 
-async function scrape(url: string): Promise<string> {
+/** A series' value in a scrape, summed over its labels (0 when absent or the scrape failed). */
+async function scrapeSums(url: string, names: string[]): Promise<number[]> {
   const response = await fetch(`${url}/metrics`).catch(() => undefined);
-  return response?.ok ? response.text() : '';
+  const lines = response?.ok ? (await response.text()).split('\n') : [];
+  return names.map((name) =>
+    lines
+      .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0),
+  );
 }
-const metric = (text: string, name: string) => {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-};
 
-export async function runCell(cell: HostileCell, options: CellOptions): Promise<CellResult> {
-  const database = await createMysqlDatabase(options.mysqlUrl, 'tt_bench_hostile');
+export async function runHostileTenants(
+  tenants: HostileTenant[],
+  options: HostileRunOptions,
+): Promise<HostileRunResult> {
+  // A name of this run's own: a bench and a test on one server never share a database.
+  const database = await createMysqlDatabase(
+    options.mysqlUrl,
+    `tt_hostile_${process.pid}_${randomBytes(4).toString('hex')}`,
+  );
   const names = await startNameServer({
     'bystander.bench': { addresses: ['127.0.0.1'], ttl: 300 },
   });
-  const receivers = await startReceivers(cell.receivers);
-  const kinds = Array.isArray(cell.names) ? cell.names : [cell.names];
-  const hostNames: string[][] = Array.from({ length: cell.tenants }, (_, t) =>
-    Array.from({ length: cell.endpoints }, (_, e) => `h${t}-${e}.bench`),
+  const receivers = await startReceivers();
+  const hostNames = tenants.map((tenant, t) =>
+    Array.from({ length: tenant.endpoints }, (_, e) => `h${t}-${e}.bench`),
   );
-  hostNames.forEach((hosts, t) =>
-    hosts.forEach((host) => names.names.set(host, nameRecord(kinds[t % kinds.length]))),
-  );
-  // Registration must resolve: every hostile name answers until its endpoints exist.
-  const registered = new Map([...names.names].map(([host, record]) => [host, record]));
-  for (const host of hostNames.flat()) names.names.set(host, { addresses: ['127.0.0.1'], ttl: 1 });
+  const setNames = (t: number, record: NameRecord) => {
+    for (const host of hostNames[t]) names.names.set(host, record);
+  };
+  // Registration must resolve: every hostile name answers at once until its endpoints exist.
+  tenants.forEach((_, t) => setNames(t, { addresses: ['127.0.0.1'], ttl: 1 }));
   const service = await startServerProcess(serviceArguments(), {
-    DATABASE_URL: (database.config as { url: string }).url,
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_DNS_SERVERS: names.address,
-    WEBHOOK_ENDPOINTS_PER_TENANT: String(Math.max(20, cell.endpoints)),
+    ...webhookServiceEnv((database.config as { url: string }).url, names.address),
+    WEBHOOK_ENDPOINTS_PER_TENANT: String(Math.max(20, ...tenants.map((t) => t.endpoints))),
     ...options.env,
   });
   const started = performance.now();
@@ -212,21 +241,23 @@ export async function runCell(cell: HostileCell, options: CellOptions): Promise<
   let watching = true;
   const watcher = (async () => {
     while (watching) {
-      const text = await scrape(service.url);
-      heapMb = Math.max(heapMb, metric(text, 'webhook_thread_heap_used_bytes') / 2 ** 20);
-      heapLimitMb = Math.max(
-        heapLimitMb,
-        metric(text, 'webhook_thread_heap_limit_bytes') / 2 ** 20,
-      );
-      restarts = Math.max(restarts, metric(text, 'webhook_thread_restarts_total'));
+      const [used, limit, ends] = await scrapeSums(service.url, [
+        'webhook_thread_heap_used_bytes',
+        'webhook_thread_heap_limit_bytes',
+        'webhook_thread_restarts_total',
+      ]);
+      heapMb = Math.max(heapMb, used / 2 ** 20);
+      heapLimitMb = Math.max(heapLimitMb, limit / 2 ** 20);
+      restarts = Math.max(restarts, ends);
       await sleep(500);
     }
   })();
+  let changing: NodeJS.Timeout | undefined;
   try {
     const [bystander, ...hostile] = await withKnex(database.config, async (knex) => {
       const repositories = createRepositories(knex);
       const keys: string[] = [];
-      for (const tenant of ['bystander', ...hostNames.map((_, t) => `hostile-${t}`)])
+      for (const tenant of ['bystander', ...tenants.map((_, t) => `hostile-${t}`)])
         keys.push((await issueApiKey(repositories, tenant, ['read', 'write'])).key);
       return keys;
     });
@@ -247,22 +278,19 @@ export async function runCell(cell: HostileCell, options: CellOptions): Promise<
       hostile.map(async (key, t) => {
         for (const host of hostNames[t]) {
           const status = await call(key, 'POST', '/v1/webhook-endpoints', {
-            url: `http://${host}:${port}/hostile`,
+            url: `http://${host}:${port}/hostile/${tenants[t].receivers}`,
           });
           if (status !== 201) throw new Error(`registering ${host} answered ${status}`);
         }
       }),
     );
-    for (const [host, record] of registered) names.names.set(host, record);
-    const changing = kinds.includes('changing')
-      ? setInterval(() => {
-          const address = `127.0.0.${1 + Math.floor(Math.random() * 3)}`;
-          hostNames.forEach((hosts, t) => {
-            if (kinds[t % kinds.length] === 'changing')
-              for (const host of hosts) names.names.set(host, { addresses: [address], ttl: 1 });
-          });
-        }, 1000)
-      : undefined;
+    tenants.forEach((tenant, t) => setNames(t, nameRecord(tenant.names)));
+    changing = setInterval(() => {
+      const address = `127.0.0.${1 + Math.floor(Math.random() * 3)}`;
+      tenants.forEach((tenant, t) => {
+        if (tenant.names === 'changing') setNames(t, { addresses: [address], ttl: 1 });
+      });
+    }, 1000);
 
     const sent = new Map<string, number>();
     let writing = true;
@@ -271,12 +299,12 @@ export async function runCell(cell: HostileCell, options: CellOptions): Promise<
         const name = `bystander ${i}`;
         const at = performance.now();
         if ((await call(bystander, 'POST', '/v1/projects', { name })) === 201) sent.set(name, at);
-        await sleep(200);
+        await sleep(1000 / (options.bystanderPerSecond ?? 5));
       }
     })();
-    const description = 'd'.repeat(cell.eventChars);
     const hostileWrites = hostile.map(async (key, t) => {
-      for (let i = 0; i < cell.events && writing; i++)
+      const description = 'd'.repeat(tenants[t].eventChars);
+      for (let i = 0; i < tenants[t].events && writing; i++)
         await call(key, 'POST', '/v1/projects', { name: `hostile ${t} ${i}`, description });
     });
     await sleep(options.seconds * 1000);
@@ -285,14 +313,12 @@ export async function runCell(cell: HostileCell, options: CellOptions): Promise<
     // The bystander's last webhooks: 10 s at the most.
     for (let waited = 0; waited < 10_000 && receivers.arrived.size < sent.size; waited += 100)
       await sleep(100);
-    if (changing) clearInterval(changing);
     watching = false;
     await watcher;
     const delays = [...sent]
       .map(([name, at]) => (receivers.arrived.get(name) ?? Infinity) - at)
       .sort((a, b) => a - b);
     return {
-      cell,
       delays: delays.filter(Number.isFinite),
       lost: delays.filter((ms) => !Number.isFinite(ms)).length,
       sentTwice: receivers.sentTwice(),
@@ -304,6 +330,7 @@ export async function runCell(cell: HostileCell, options: CellOptions): Promise<
     };
   } finally {
     watching = false;
+    clearInterval(changing);
     await service.stop();
     await receivers.stop();
     await names.stop();
