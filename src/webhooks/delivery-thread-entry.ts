@@ -16,6 +16,14 @@ import { batchingMetrics } from './attempt-metrics';
 
 const sendEveryMs = 100;
 
+/**
+ * No stack traces in this thread: undici makes an error (a stack captured each) for every header
+ * line past its limit, and a receiver answering 2,000 headers took most of the thread's CPU (the
+ * hostile matrix's huge-headers cell: bystander p99 9.4 s, 0.98 s without them). Its log lines
+ * keep each error's message and code.
+ */
+Error.stackTraceLimit = 0;
+
 const port = parentPort!;
 const { config, holder } = workerData as { config: Config; holder: string };
 const send = (message: FromThread) => port.postMessage(message);
