@@ -5,7 +5,6 @@
  * claim's lease and one attempt's timeout, and an event is sent again only when an attempt's
  * outcome could not be saved or the attempt failed (its answer came after the timeout), at most once.
  */
-import fs from 'node:fs';
 import type { components } from '../../generated/api';
 import { GaleraCluster } from '../support/galera-cluster';
 import { seedTenant } from '../support/keyed-creates';
@@ -175,33 +174,6 @@ function attemptsLogged(requestId: string): string[] {
     );
 }
 
-/** HAProxy's lines saying a node went down, and why (its health check's words): the first ten. */
-function haproxyDowns(): string[] {
-  return fs
-    .readFileSync(cluster.haproxyLog, 'utf8')
-    .split('\n')
-    .filter((line) => / is DOWN|not serving|galera-health-check/.test(line))
-    .slice(0, 10);
-}
-
-/** The nodes' error log lengths now, for nodesSuspecting(). */
-const errorLogSizes = () => cluster.nodes.map((node) => fs.statSync(node.errorLog).size);
-
-/** What the nodes logged since `sizes` of suspecting one another or leaving the primary component: the first ten lines. */
-function nodesSuspecting(sizes: number[]): string[] {
-  return cluster.nodes
-    .flatMap((node, i) =>
-      fs
-        .readFileSync(node.errorLog)
-        .subarray(sizes[i])
-        .toString('utf8')
-        .split('\n')
-        .filter((line) => /suspect|primary = no|non-primary|inactive/i.test(line))
-        .map((line) => `${node.name}: ${line.slice(0, 160)}`),
-    )
-    .slice(0, 10);
-}
-
 /** Log lines of the instances saying outcomes of attempts made could not be saved: how many attempts. */
 function outcomesLost(): number {
   let lost = 0;
@@ -239,7 +211,7 @@ it('costs writes through HAProxy no more certification conflicts with a webhook 
       refused: load.statuses.filter((status) => status !== 201),
     };
   };
-  const logSizes = errorLogSizes();
+  const logSizes = cluster.errorLogSizes();
   // Each measured twice, alternately, so that a slow spell of the machine falls on both.
   const without1 = await measure('plain1', false);
   const endpoint = await call(p.url, 'POST', '/v1/webhook-endpoints', {
@@ -276,8 +248,8 @@ it('costs writes through HAProxy no more certification conflicts with a webhook 
   );
   // Counted, with their causes beside them: a failure's message stays short enough to read whole.
   const causes = unavailableCauses();
-  const nodesDown = haproxyDowns();
-  const suspecting = nodesSuspecting(logSizes);
+  const nodesDown = cluster.haproxyDowns();
+  const suspecting = cluster.nodesSuspecting(logSizes);
   expect({
     refused: countsOf([without1, with1, without2, with2].flatMap((phase) => phase.refused)),
     causes,

@@ -641,6 +641,8 @@ describe('losing a node under write load through HAProxy', () => {
       // stays in rotation meanwhile, so no session is cut and no request fails.
       const restartedFrom = writes.length;
       const logBefore = fs.statSync(victim.errorLog).size;
+      const haproxyLogged = fs.statSync(cluster.haproxyLog).size;
+      const nodesLogged = cluster.errorLogSizes();
       running = load(2, 4);
       const restartBegan = Date.now();
       const { position } = await victim.restart(120_000);
@@ -654,10 +656,15 @@ describe('losing a node under write load through HAProxy', () => {
       const failedDuring = during.filter((x) => x.status !== 201);
       // Counted, with their causes beside them: a failure's message stays short enough to read whole.
       const causes = unavailableCauses(p, q);
-      expect({ failed: countsOf(failedDuring.map((x) => x.status)), causes }).toEqual({
-        failed: {},
+      const nodesDown = cluster.haproxyDowns(haproxyLogged);
+      const suspecting = cluster.nodesSuspecting(nodesLogged);
+      expect({
+        failed: countsOf(failedDuring.map((x) => x.status)),
         causes,
-      });
+        nodesDown,
+        suspecting,
+        joinsStopped: victim.joinsStopped,
+      }).toEqual({ failed: {}, causes, nodesDown, suspecting, joinsStopped: victim.joinsStopped });
       expect(during.length - failedDuring.length).toBeGreaterThan(50);
       const transfer = /IST received/.test(
         fs.readFileSync(victim.errorLog, 'utf8').slice(logBefore),
@@ -721,6 +728,8 @@ describe('losing a node under write load through HAProxy', () => {
     const running = Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
     try {
       const logBefore = fs.statSync(victim.errorLog).size;
+      const haproxyLogged = fs.statSync(cluster.haproxyLog).size;
+      const nodesLogged = cluster.errorLogSizes();
       await sleep(1000);
       await victim.start({ size: 3, timeoutMs: 180_000 });
       await sleep(2000);
@@ -736,7 +745,23 @@ describe('losing a node under write load through HAProxy', () => {
       // mariabackup copies while the donor commits: HAProxy keeps it, no session is cut, and no
       // request waits long on it (a donor read-locked for the copy, as rsync's is, would hold a
       // request for the whole copy).
-      expect(Object.keys(statuses)).toEqual(['201']);
+      const causes = unavailableCauses(p, q);
+      const nodesDown = cluster.haproxyDowns(haproxyLogged);
+      const suspecting = cluster.nodesSuspecting(nodesLogged);
+      const joinsStopped = victim.joinsStopped;
+      expect({
+        statuses: Object.keys(statuses),
+        causes,
+        nodesDown,
+        suspecting,
+        joinsStopped,
+      }).toEqual({
+        statuses: ['201'],
+        causes,
+        nodesDown,
+        suspecting,
+        joinsStopped,
+      });
       expect(Math.max(...writes.map((x) => x.ms))).toBeLessThan(4000);
       expect(statuses[201]).toBeGreaterThan(50);
     } finally {

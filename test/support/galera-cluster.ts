@@ -57,6 +57,9 @@ const failedTransfer =
 const failedTransferScript =
   /WSREP_SST: \[ERROR\]|Process completed with error: wsrep_sst_|sst_received\(\) failed/;
 
+/** What a node logs once its state transfer is done and it has joined. */
+const joined = /-> JOINED|-> SYNCED/;
+
 interface Ports {
   client: number;
   gmcast: number;
@@ -128,6 +131,8 @@ export class GaleraNode {
   child?: ChildProcess;
   /** Where this start's part of the error log begins. */
   private logOffset = 0;
+  /** Each stop of a joiner whose transfer script failed, and what it logged: a test's failure says so. */
+  readonly joinsStopped: string[] = [];
 
   constructor(
     readonly index: number,
@@ -259,12 +264,19 @@ export class GaleraNode {
 
   /** Synced (wsrep_local_state 4) in a primary component of `size` nodes, ready for queries. */
   async isSynced(size?: number): Promise<boolean> {
-    const status = await this.status([
+    return this.syncedIn(await this.syncStatus(), size);
+  }
+
+  private syncStatus(): Promise<Record<string, string> | undefined> {
+    return this.status([
       'wsrep_local_state',
       'wsrep_cluster_size',
       'wsrep_cluster_status',
       'wsrep_ready',
     ]);
+  }
+
+  private syncedIn(status: Record<string, string> | undefined, size?: number): boolean {
     return (
       status !== undefined &&
       status.wsrep_local_state === '4' &&
@@ -280,8 +292,14 @@ export class GaleraNode {
    */
   async waitSynced(size: number | undefined, timeoutMs: number, joining = false): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (!(await this.isSynced(size))) {
-      if (joining && this.running && failedTransferScript.test(this.logOfThisStart())) {
+    for (;;) {
+      const status = await this.syncStatus();
+      if (this.syncedIn(status, size)) return;
+      // Not once it has logged that it joined: a status query that failed under load says
+      // nothing, and a node Joined or Synced may already serve through HAProxy.
+      const log = joining && this.running ? this.logOfThisStart() : '';
+      if (failedTransferScript.test(log) && !joined.test(log)) {
+        this.joinsStopped.push(`${this.name}: ${failedTransferScript.exec(log)![0]}`);
         await this.kill();
         this.stopTransferListener();
       }
@@ -610,6 +628,37 @@ export class GaleraCluster {
     });
   }
 
+  /** HAProxy's lines saying a node went down, and why (its health check's words), since `from` bytes: the first ten. */
+  haproxyDowns(from = 0): string[] {
+    return fs
+      .readFileSync(this.haproxyLog)
+      .subarray(from)
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => / is DOWN|not serving|galera-health-check/.test(line))
+      .slice(0, 10);
+  }
+
+  /** The nodes' error log lengths now, for nodesSuspecting(). */
+  errorLogSizes(): number[] {
+    return this.nodes.map((node) => fs.statSync(node.errorLog).size);
+  }
+
+  /** What the nodes logged since `sizes` of suspecting one another or leaving the primary component: the first ten lines. */
+  nodesSuspecting(sizes: number[]): string[] {
+    return this.nodes
+      .flatMap((node, i) =>
+        fs
+          .readFileSync(node.errorLog)
+          .subarray(sizes[i])
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => /suspect|primary = no|non-primary|inactive/i.test(line))
+          .map((line) => `${node.name}: ${line.slice(0, 160)}`),
+      )
+      .slice(0, 10);
+  }
+
   /** HAProxy's view of each node: `UP`, `DOWN`, `MAINT`, `DRAIN`…, and its current sessions. */
   async haproxyServers(): Promise<Record<string, { status: string; sessions: number }>> {
     const csv = await this.haproxyCommand('show stat');
@@ -757,6 +806,14 @@ export class GaleraCluster {
     for (const node of this.nodes) {
       await node.kill().catch(() => {});
       node.stopTransferListener();
+    }
+    // GALERA_KEEP_LOGS=DIR keeps HAProxy's and the nodes' logs there, to read after a failure.
+    const keep = process.env.GALERA_KEEP_LOGS;
+    if (keep) {
+      const into = fs.mkdtempSync(path.join(keep, 'cluster-'));
+      fs.copyFileSync(this.haproxyLog, path.join(into, 'haproxy.log'));
+      for (const node of this.nodes)
+        fs.copyFileSync(node.errorLog, path.join(into, `${node.name}.err`));
     }
     fs.rmSync(this.folder, { recursive: true, force: true });
   }
