@@ -3,8 +3,8 @@
  * one connection stays with the main thread). Under a peak of requests an attempt's callbacks
  * then wait for the thread's event loop rather than behind every request's, so each of an
  * endpoint's slots turns over at the receiver's pace. The thread's log lines and metrics come
- * back to the service's log and registry. A thread that dies is started again a second later, its
- * restart logged and counted with its cause, and what it had claimed is given back at once (its
+ * back to the service's log and registry. A thread that dies is started again at once (a second later
+ * when it died at once), its restart logged and counted with its cause, and what it had claimed is given back at once (its
  * connections died with it), so other instances and its successor make those attempts without
  * waiting for the claims to run out.
  */
@@ -22,6 +22,7 @@ import type { MetricsBatch } from './attempt-metrics';
 import {
   endsBeforePause,
   endsInARow,
+  restartAfterMs,
   tenantToPause,
   threadEndCause,
   type ThreadEnd,
@@ -45,9 +46,6 @@ const notRunning = { name: 'Error', message: 'the webhook delivery thread is not
  * more CPU a delivery in garbage collection (BENCHMARKS.md).
  */
 const resourceLimits = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 128 };
-
-/** How long a thread that died waits before it is started again: a thread that dies at once does not spin. */
-const restartAfterMs = 500;
 
 /** A lookup's failure as it crosses threads: an Error's own fields, and the code the guard reads. */
 export interface LookupFailure {
@@ -171,7 +169,7 @@ export function startDeliveryThread(
               "giving back the stopped webhook delivery thread's claims failed: they run out on their own",
             ),
         );
-      setTimeout(() => stopping || start(), restartAfterMs);
+      setTimeout(() => stopping || start(), restartAfterMs(Date.now() - startedAt));
     });
   };
   /** Pauses the tenant's deliveries, saying why; settles once written (or failed, which is logged). */

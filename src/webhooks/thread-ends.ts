@@ -42,3 +42,16 @@ export function tenantToPause(row: readonly ThreadEnd[]): string | undefined {
   const [first, ...rest] = row.slice(-endsBeforePause).map((end) => end.busiest);
   return first !== undefined && rest.every((tenant) => tenant === first) ? first : undefined;
 }
+
+/** A thread that ended sooner than this after it started waits `restartDelayMs` to start again. */
+export const diedAtOnceMs = 5_000;
+export const restartDelayMs = 1_000;
+
+/**
+ * How long to wait before starting a thread that ended after running `ranMs`: at once, as other
+ * tenants' deliveries wait meanwhile, unless it died at once (a setting or a bug that kills every
+ * thread), which would otherwise spin.
+ */
+export function restartAfterMs(ranMs: number): number {
+  return ranMs < diedAtOnceMs ? restartDelayMs : 0;
+}

@@ -126,12 +126,14 @@ it('gives back what a dead thread claimed at once, keeps others delivering, and 
   expect(receiver.received.filter((r) => r.path === '/hostile')).toHaveLength(hostileSoFar);
   expect(arrivals().some((at) => at > resumedAt + 2000)).toBe(true);
 
-  // After each death the bystander's webhooks came again within 2 s: the restart's half second, the thread's start and a claim.
-  for (const death of stops.map((line) => Date.parse(String(line.time)) - performance.timeOrigin)) {
+  // After each death the bystander's webhooks came again within 2 s: the thread's start (at once: it had run for seconds) and a claim.
+  const resumedAfter = stops.map((line) => {
+    const death = Date.parse(String(line.time)) - performance.timeOrigin;
     const next = arrivals().find((at) => at > death);
-    expect(next).toBeDefined();
-    expect(next! - death).toBeLessThan(2000);
-  }
+    return next === undefined ? Infinity : Math.round(next - death);
+  });
+  console.log(`the bystander's next webhook after each death: ${resumedAfter.join(', ')} ms`);
+  expect(resumedAfter.filter((ms) => ms >= 2000)).toEqual([]);
 
   // One command resumes it.
   const url = (service.database as { url: string }).url;

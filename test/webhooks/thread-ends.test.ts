@@ -4,6 +4,9 @@ import {
   endsInARow,
   rowBrokenAfterMs,
   tenantToPause,
+  restartAfterMs,
+  restartDelayMs,
+  diedAtOnceMs,
   threadEndCause,
   type ThreadEnd,
 } from '../../src/webhooks/thread-ends';
@@ -33,4 +36,11 @@ it('starts a new row at the end of a thread that ran long, and keeps no more end
   expect(tenantToPause(row(end('a'), end('a'), end('a', rowBrokenAfterMs)))).toBeUndefined();
   expect(row(end('a'), end('a'), end('a', rowBrokenAfterMs))).toHaveLength(1);
   expect(row(...Array.from({ length: 50 }, () => end('a')))).toHaveLength(endsBeforePause);
+});
+
+it('starts a thread again at once, but a second later when it died at once, so that a thread that cannot run does not spin', () => {
+  expect(restartAfterMs(diedAtOnceMs)).toBe(0);
+  expect(restartAfterMs(60_000)).toBe(0);
+  expect(restartAfterMs(diedAtOnceMs - 1)).toBe(restartDelayMs);
+  expect(restartAfterMs(0)).toBeGreaterThanOrEqual(1000);
 });
