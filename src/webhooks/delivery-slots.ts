@@ -2,7 +2,8 @@
  * The attempts an instance has claimed, by tenant and endpoint, waiting for a slot or holding one,
  * and how the instance's `maxInFlight` slots are shared: tenants in turn (round-robin by tenant,
  * then by endpoint), and while other tenants have attempts waiting, a tenant starts no more than
- * its share, so one tenant's hanging receivers cannot take every slot. An endpoint holds at most
+ * its share, nor more than its receivers' answers have earned (`initialWindow`), so no tenant's
+ * hanging receivers can take every slot. An endpoint holds at most
  * `maxInFlightPerEndpoint` slots. Attempts claimed ahead are bounded by `claimedAheadPerSlot`
  * times the same shares. Nothing
  * here reads or writes the database: what it gives up goes to `giveBack`.
@@ -40,18 +41,35 @@ interface Tenant {
   /** Attempts of the tenant holding slots now, and claimed and waiting. */
   inFlight: number;
   queued: number;
+  /** The most slots the tenant may hold now, whatever its share: see `initialWindow`. */
+  window: number;
   /** The tenant's endpoints leased here, in round-robin order. */
   endpoints: Set<string>;
 }
+
+/**
+ * The slots a tenant may hold when it comes, before any of its attempts has ended. Each attempt
+ * that ends before the timeout adds one; each cut off by it halves them. So a tenant's slots grow
+ * as its receivers answer, and receivers that hang hold two slots, not the share they had when
+ * few tenants wanted slots: a slot is held until its attempt ends, and hanging ones end only at the
+ * timeout (15 tenants of hanging receivers took all 64 slots for 10 s, issue 44).
+ */
+export const initialWindow = 2;
 
 /** An attempt given a slot: the slot is the endpoint's until it is freed. */
 export interface Started {
   delivery: ClaimedDelivery;
   endpoint: LeasedEndpoint;
+  /** When it took its slot. */
+  at: number;
 }
 
 export interface SlotLimits {
   maxInFlight: number;
+  /** An attempt's timeout: one that held its slot this long was cut off by it. */
+  timeoutMs: number;
+  /** The slots a tenant may hold before any of its attempts has ended: `initialWindow`. */
+  firstSlotsPerTenant: number;
   /** How long an endpoint's lease lasts unrenewed: its attempts wait no longer than that for a slot. */
   endpointLeaseMs: number;
   /** The least time a claim must have left for its attempt to start (the attempt, then its outcome's write). */
@@ -208,10 +226,10 @@ export class DeliverySlots {
 
   /** Gives free slots to queued attempts, fairly: the attempts to start now. */
   fill(): Started[] {
-    const limit = this.share();
+    const share = this.share();
     const starting: Started[] = [];
     while (this.inFlight < this.limits.maxInFlight) {
-      const next = this.nextAttempt(limit);
+      const next = this.nextAttempt(share);
       if (next === undefined) break;
       this.inFlight++;
       next.endpoint.inFlight++;
@@ -222,10 +240,15 @@ export class DeliverySlots {
   }
 
   /** Frees an attempt's slot; whether its endpoint, still leased here, has room enough to claim more. */
-  free({ endpoint }: Started): boolean {
+  free({ endpoint, at }: Started): boolean {
     this.inFlight--;
     endpoint.inFlight--;
-    this.tenantOf(endpoint.tenantId).inFlight--;
+    const tenant = this.tenantOf(endpoint.tenantId);
+    tenant.inFlight--;
+    tenant.window =
+      this.now() - at < this.limits.timeoutMs
+        ? Math.min(tenant.window + 1, this.limits.maxInFlight)
+        : Math.max(1, tenant.window >> 1);
     this.forgetIfIdle(endpoint.endpointId);
     if (!this.leased.has(endpoint.endpointId)) return false;
     // Claimed in batches: more once there is room for half of what the endpoint may hold.
@@ -241,9 +264,9 @@ export class DeliverySlots {
    * turn, each below its cap. Attempts whose claims no longer leave room for the attempt and its
    * outcome are given back unmade, and so are the queues of endpoints whose lease may have run out.
    */
-  private nextAttempt(limit: number): Started | undefined {
+  private nextAttempt(share: number): Started | undefined {
     for (const [tenantId, tenant] of this.tenants) {
-      if (tenant.inFlight >= limit || tenant.queued === 0) continue;
+      if (tenant.inFlight >= Math.min(share, tenant.window) || tenant.queued === 0) continue;
       for (const endpointId of tenant.endpoints) {
         const endpoint = this.leased.get(endpointId)!;
         if (endpoint.queue.length === 0 || endpoint.inFlight >= maxInFlightPerEndpoint) continue;
@@ -255,14 +278,14 @@ export class DeliverySlots {
         const [delivery] = this.dequeue(endpoint, 1);
         if (delivery.leaseUntil - this.now() < this.limits.leaseLeftToStartMs) {
           this.giveBack([delivery]);
-          return this.nextAttempt(limit);
+          return this.nextAttempt(share);
         }
         // Both go to the back of their lines.
         this.tenants.delete(tenantId);
         this.tenants.set(tenantId, tenant);
         tenant.endpoints.delete(endpointId);
         tenant.endpoints.add(endpointId);
-        return { delivery, endpoint };
+        return { delivery, endpoint, at: this.now() };
       }
     }
     return undefined;
@@ -271,7 +294,15 @@ export class DeliverySlots {
   private tenantOf(tenantId: string): Tenant {
     let tenant = this.tenants.get(tenantId);
     if (tenant === undefined)
-      this.tenants.set(tenantId, (tenant = { inFlight: 0, queued: 0, endpoints: new Set() }));
+      this.tenants.set(
+        tenantId,
+        (tenant = {
+          inFlight: 0,
+          queued: 0,
+          window: this.limits.firstSlotsPerTenant,
+          endpoints: new Set(),
+        }),
+      );
     return tenant;
   }
 

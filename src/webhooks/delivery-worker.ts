@@ -26,7 +26,7 @@ import { outcomeOf } from './attempt-outcome';
 import { observeAttempt, sendSigned, settled } from './attempts';
 import { HeldLeases } from './held-leases';
 import { RoundRobin } from './round-robin';
-import { DeliverySlots, type Started } from './delivery-slots';
+import { DeliverySlots, initialWindow, type Started } from './delivery-slots';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import type { WebhookMetrics } from './attempt-metrics';
 import { queueWrites, type QueueWrites } from './queue-writes';
@@ -80,6 +80,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   retryScheduleMs: number[];
   maxInFlight: number;
+  /** The slots a tenant may hold before any of its attempts has ended (delivery-slots.ts, `initialWindow`). */
+  firstSlotsPerTenant?: number;
   /** Names this worker in leases; a delivery thread's is given by the main thread, which gives back what it held if the thread dies. */
   holder?: string;
 }
@@ -160,7 +162,13 @@ class Worker {
     this.readAhead = new ReadAhead((eventIds) => queue.eventsToSend(eventIds), maxInFlight);
     this.writes = queueWrites(queue, { logger, stopping: () => this.stopping });
     this.slots = new DeliverySlots(
-      { maxInFlight, endpointLeaseMs, leaseLeftToStartMs: timeoutMs + outcomeWindowMs },
+      {
+        maxInFlight,
+        timeoutMs,
+        firstSlotsPerTenant: options.firstSlotsPerTenant ?? initialWindow,
+        endpointLeaseMs,
+        leaseLeftToStartMs: timeoutMs + outcomeWindowMs,
+      },
       (deliveries) => {
         this.readAhead.forget(deliveries);
         void this.writes.giveBack(deliveries);

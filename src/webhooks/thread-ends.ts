@@ -44,7 +44,7 @@ export function tenantToPause(row: readonly ThreadEnd[]): string | undefined {
 }
 
 /** A thread that ended sooner than this after it started waits `restartDelayMs` to start again. */
-export const diedAtOnceMs = 5_000;
+export const diedAtOnceMs = 1_000;
 export const restartDelayMs = 1_000;
 
 /**

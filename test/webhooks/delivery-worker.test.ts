@@ -8,6 +8,7 @@ import {
   type DeliveryWorker,
   type DeliveryWorkerOptions,
 } from '../../src/webhooks/delivery-worker';
+import { initialWindow } from '../../src/webhooks/delivery-slots';
 import { FakeQueue, FakeSender, fakeLogger, fakeMetrics, type Request } from './fakes';
 
 let worker: DeliveryWorker | undefined;
@@ -37,12 +38,25 @@ async function stopped(running: DeliveryWorker): Promise<void> {
   await stopping;
 }
 
+/**
+ * Starts a worker. Its tenants may hold their shares from the first attempt: most tests here hold
+ * slots with receivers that never answer, to count them, where the worker's own default would
+ * give such a tenant two (the tests of `initialWindow` use that default).
+ */
 function start(queue: FakeQueue, sender: FakeSender, options: Partial<DeliveryWorkerOptions> = {}) {
   const { metrics, counts } = fakeMetrics();
   const { logger, lines } = fakeLogger();
   worker = startDeliveryWorker(
     { queue, sender },
-    { logger, metrics, timeoutMs: 1000, retryScheduleMs: [1000], maxInFlight: 16, ...options },
+    {
+      logger,
+      metrics,
+      timeoutMs: 1000,
+      retryScheduleMs: [1000],
+      maxInFlight: 16,
+      firstSlotsPerTenant: 1000,
+      ...options,
+    },
   );
   return { worker, counts, lines };
 }
@@ -183,6 +197,56 @@ it("keeps slots for another tenant while one tenant's receivers hang, and gives 
   }
   expect(sender.open('c')).toHaveLength(5);
   expect(sender.open('a').length + sender.open('b').length).toBe(11);
+});
+
+it("gives a tenant's hanging receivers two slots, not the share it had alone, while another tenant's grow as they answer", async () => {
+  const queue = new FakeQueue();
+  for (const endpoint of ['h1', 'h2', 'h3']) {
+    queue.endpoint('hostile', endpoint);
+    queue.plan(endpoint, 30);
+  }
+  queue.endpoint('other', 'fast');
+  const sender = new FakeSender((request) =>
+    request.endpointId === 'fast' ? { status: 204 } : undefined,
+  );
+  start(queue, sender, { maxInFlight: 16, firstSlotsPerTenant: undefined });
+  // Alone, the hostile tenant's share is 14 of 16; none of its attempts has ended, so it holds 2.
+  await until(() => sender.open().length === 2);
+  await pass(500);
+  expect(sender.open()).toHaveLength(2);
+  expect(initialWindow).toBe(2);
+  // The other tenant's receivers answer at once: its attempts all go, without waiting for the
+  // hanging ones, and the hostile tenant's slots stay two.
+  queue.plan('fast', 40);
+  worker!.poke();
+  await until(() => queue.pending().every((row) => row.endpointId !== 'fast'), 2000);
+  expect(sender.requests.filter((request) => request.endpointId === 'fast')).toHaveLength(40);
+  expect(sender.open()).toHaveLength(2);
+});
+
+it("adds a slot for each attempt that ends before the timeout and halves a tenant's slots at each cut off by it", async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'a');
+  queue.plan('a', 60);
+  const sender = new FakeSender(() => undefined);
+  start(queue, sender, { maxInFlight: 16, timeoutMs: 1000, firstSlotsPerTenant: undefined });
+  await until(() => sender.open().length === 2);
+  // Four answers at once: 2 + 4 slots.
+  for (let i = 0; i < 4; i++) {
+    sender.open()[0].answer({ status: 204 });
+    await pass(5);
+  }
+  await until(() => sender.open().length === 6);
+  await pass(50);
+  expect(sender.open()).toHaveLength(6);
+  // The six are cut off by the timeout, one after the other: 6 → 3 → 1 (never below one).
+  await pass(1000);
+  for (let i = 0; i < 6; i++) {
+    sender.open()[0].answer({ error: 'timeout' });
+    await pass(5);
+  }
+  await pass(50);
+  expect(sender.open()).toHaveLength(1);
 });
 
 it('writes a failed attempt with its retry, and makes the retry when it comes due', async () => {

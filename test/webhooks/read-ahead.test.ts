@@ -23,7 +23,7 @@ function reader(fail = () => false) {
 
 /** Takes the first attempt off the endpoint's queue and starts it, as the worker gives it a slot. */
 const start = (readAhead: ReadAhead, queue: ClaimedDelivery[]) =>
-  readAhead.take([{ delivery: queue.shift()!, endpoint: { queue } as LeasedEndpoint }])[0];
+  readAhead.take([{ delivery: queue.shift()!, endpoint: { queue } as LeasedEndpoint, at: 0 }])[0];
 
 /** Starts the queue's attempts one at a time, as slots free. */
 async function drain(readAhead: ReadAhead, queue: ClaimedDelivery[], mostHeld = { held: 0 }) {
@@ -78,6 +78,7 @@ it('reads the events of attempts starting together at once, with their endpoints
   const starting = [queues[0], queues[0], queues[1], queues[2]].map((queue) => ({
     delivery: queue.shift()!,
     endpoint: { queue } as LeasedEndpoint,
+    at: 0,
   }));
   starting[1].endpoint = starting[0].endpoint;
   const bodies = await Promise.all(readAhead.take(starting));
