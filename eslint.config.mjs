@@ -107,6 +107,16 @@ export default tseslint.config(
     ),
   },
   {
+    files: ['src/versions/**/*.ts'],
+    rules: forbid(
+      [
+        ...['http', 'handlers', 'app', 'db', 'background', 'contract-testing', ...features, ...top],
+        ...['errors', 'logger', 'config', 'config-docs', 'api-key-format', 'api-versions'],
+      ],
+      'src/versions (the versions, their changes and documents) imports node built-ins, libraries and src/paths.ts only, so that the service and every tool can use it.',
+    ),
+  },
+  {
     files: ['src/http/**/*.ts'],
     rules: forbid(top, 'The HTTP layer is wired by server.ts; it does not start the service.'),
   },

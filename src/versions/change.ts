@@ -1,0 +1,79 @@
+/**
+ * One change that a released version must not see, modelled on Cadwyn's `VersionChange`: it says
+ * in one place what changed and how to go between the version that introduced it and the one
+ * before. Each is a module of src/versions/changes/, listed in its version in versions.ts.
+ */
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export type JsonObject = { [key: string]: Json };
+
+/** A request as a version's client sent it, already valid against that version's document. */
+export interface VersionedRequest {
+  /** The operation's `operationId` in the document. */
+  operationId: string;
+  /** The query parameters, each with every value it was given, in order. */
+  query: Record<string, string[]>;
+  /** The parsed JSON body; undefined when there is none. */
+  body: Json | undefined;
+}
+
+/** An answer as the service gives it: the status and the parsed JSON body (problems included). */
+export interface VersionedAnswer {
+  operationId: string;
+  status: number;
+  /** Undefined for an answer without a body (204, 304). */
+  body: Json | undefined;
+}
+
+/**
+ * Each function receives a value it owns (a deep copy, or the result of the previous change): it
+ * may change it in place, and returns what it made of it.
+ */
+export interface VersionChange {
+  /** The changelog's sentence, as `GET /versions` lists it for the version that made the change. */
+  readonly sentence: string;
+  /** The newer version's OpenAPI document (plain JSON) made into the older's: how it looked before. */
+  document(newer: JsonObject): JsonObject;
+  /** A request of the older version made into one of the newer ("up"); absent: unchanged. */
+  request?(older: VersionedRequest): VersionedRequest;
+  /** An answer of the newer version made into one of the older ("down"); absent: unchanged. */
+  answer?(newer: VersionedAnswer): VersionedAnswer;
+  /** An event (as the feed lists it: `event_id`, `type`, `data`, …) of the newer made into the older's. */
+  event?(newer: JsonObject): JsonObject;
+}
+
+/** The object at a JSON pointer (`/components/schemas/Task`), or an error naming the pointer. */
+export function objectAt(document: JsonObject, pointer: string): JsonObject {
+  let at: Json = document;
+  for (const segment of pointer.split('/').slice(1)) {
+    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+    at = at !== null && typeof at === 'object' ? ((at as JsonObject)[key] ?? null) : null;
+  }
+  if (at === null || typeof at !== 'object' || Array.isArray(at))
+    throw new Error(`no object at ${pointer}`);
+  return at;
+}
+
+/**
+ * Removes a value from the enum of the schema at `pointer`. It fails when the value is not there,
+ * so a change whose document no longer matches the newest fails loudly rather than doing nothing.
+ */
+export function removeEnumValue(document: JsonObject, pointer: string, value: Json): void {
+  const schema = objectAt(document, pointer);
+  const values = Array.isArray(schema.enum) ? schema.enum : [];
+  if (!values.includes(value)) throw new Error(`${pointer} has no enum value ${String(value)}`);
+  schema.enum = values.filter((other) => other !== value);
+}
+
+/** Removes a property (and its place in `required`) from the object schema at `pointer`. */
+export function removeProperty(document: JsonObject, pointer: string, property: string): void {
+  const schema = objectAt(document, pointer);
+  const properties = schema.properties as JsonObject | undefined;
+  if (properties?.[property] === undefined)
+    throw new Error(`${pointer} has no property ${property}`);
+  delete properties[property];
+  if (Array.isArray(schema.required)) {
+    schema.required = schema.required.filter((name) => name !== property);
+    if (schema.required.length === 0) delete schema.required;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The older versions' documents, made from the newest (openapi/openapi.yaml, written by hand) and
+ * the changes since each, and checked in under openapi/versions/ like generated/: readers (the
+ * service, Prism, the client kit) take the files, and `versions check` fails when one is stale.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { projectRoot } from '../paths';
+import type { JsonObject } from './change';
+import { changesSince, versions, type SupportedVersion } from './versions';
+
+/** A deep copy of the newest document with every change newer than `version` undone, newest first. */
+export function documentFor(
+  version: string,
+  newestDocument: JsonObject,
+  registry: readonly SupportedVersion[] = versions,
+): JsonObject {
+  let document = structuredClone(newestDocument);
+  for (const change of changesSince(version, registry)) document = change.document(document);
+  const info = (document.info ?? {}) as JsonObject;
+  document.info = { ...info, version };
+  return document;
+}
+
+/** Where the made documents live, from the project's root. */
+export const madeDocumentsFolder = 'openapi/versions';
+
+export interface MadeDocument {
+  /** From the project's root, e.g. openapi/versions/2026-11-28.yaml. */
+  file: string;
+  text: string;
+}
+
+/** The text of a made document: a line saying where it comes from, then the YAML. */
+export function madeDocumentText(document: JsonObject): string {
+  const origin = `# Made by \`npm run -s versions -- write\` from openapi/openapi.yaml and src/versions/: do not edit.\n`;
+  // No folded lines and no anchors: the file reads like the hand-written one and diffs plainly.
+  return origin + YAML.stringify(document, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** Every supported version's document but the newest's (which is openapi/openapi.yaml itself). */
+export function madeDocuments(
+  newestDocument: JsonObject,
+  registry: readonly SupportedVersion[] = versions,
+): MadeDocument[] {
+  return registry.slice(1).map(({ version }) => ({
+    file: `${madeDocumentsFolder}/${version}.yaml`,
+    text: madeDocumentText(documentFor(version, newestDocument, registry)),
+  }));
+}
+
+/** The YAML files in the folder now, from the project's root. */
+function filesThere(root: string): string[] {
+  const folder = path.join(root, madeDocumentsFolder);
+  if (!fs.existsSync(folder)) return [];
+  return fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith('.yaml'))
+    .map((name) => `${madeDocumentsFolder}/${name}`);
+}
+
+export interface StaleDocument {
+  file: string;
+  problem: 'missing' | 'stale' | 'not a supported version';
+}
+
+/** What differs between the folder and the documents made: nothing when it is up to date. */
+function compareWithFolder(made: MadeDocument[], root: string): StaleDocument[] {
+  const problems: StaleDocument[] = [];
+  for (const { file, text } of made) {
+    const target = path.join(root, file);
+    if (!fs.existsSync(target)) problems.push({ file, problem: 'missing' });
+    else if (fs.readFileSync(target, 'utf8') !== text) problems.push({ file, problem: 'stale' });
+  }
+  const expected = new Set(made.map(({ file }) => file));
+  for (const file of filesThere(root).filter((other) => !expected.has(other)))
+    problems.push({ file, problem: 'not a supported version' });
+  return problems;
+}
+
+/** What `writeMadeDocuments` would change under `root`: nothing when the folder is up to date. */
+export function staleMadeDocuments(
+  newestDocument: JsonObject,
+  registry: readonly SupportedVersion[] = versions,
+  root: string = projectRoot,
+): StaleDocument[] {
+  return compareWithFolder(madeDocuments(newestDocument, registry), root);
+}
+
+/**
+ * Writes the made documents and removes those of versions no longer supported; returns the files
+ * it wrote or removed (a file already up to date is left alone).
+ */
+export function writeMadeDocuments(
+  newestDocument: JsonObject,
+  registry: readonly SupportedVersion[] = versions,
+  root: string = projectRoot,
+): string[] {
+  const made = madeDocuments(newestDocument, registry);
+  const texts = new Map(made.map(({ file, text }) => [file, text]));
+  const problems = compareWithFolder(made, root);
+  for (const { file, problem } of problems) {
+    const target = path.join(root, file);
+    if (problem === 'not a supported version') fs.rmSync(target);
+    else {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, texts.get(file)!);
+    }
+  }
+  return problems.map(({ file }) => file);
+}
