@@ -435,7 +435,7 @@ export const variables = {
     // events' attempts stay well within the thread's heap (BENCHMARKS.md).
     default: '64',
     doc: 'webhook delivery attempts in flight at once on one instance, over all endpoints (each endpoint still at most 10)',
-    more: "tenants take turns for them, and one tenant holds no more than its share while others have deliveries waiting. An attempt takes its place once its host's address is known (a lookup holds none) and holds it until its connection has ended. The default keeps the largest events' bodies within the 128 MB heap `npm start` gives",
+    more: "tenants take turns for them, and one tenant holds no more than its share while others have deliveries waiting, nor more than its receivers' answers have earned (two, one more per attempt ended before the timeout, half as many per attempt cut off by it). An attempt takes its place once its host's address is known (a lookup holds none) and holds it until its connection has ended. The default keeps the largest events' bodies within the 128 MB heap `npm start` gives",
   }),
   webhookThreadNice: variable({
     name: 'WEBHOOK_THREAD_NICE',
