@@ -111,7 +111,7 @@ export default tseslint.config(
     rules: forbid(
       [
         ...['http', 'handlers', 'app', 'db', 'background', 'contract-testing', ...features, ...top],
-        ...['errors', 'logger', 'config', 'config-docs', 'api-key-format', 'api-versions'],
+        ...['errors', 'logger', 'config', 'config-docs', 'api-key-format'],
       ],
       'src/versions (the versions, their changes and documents) imports node built-ins, libraries and src/paths.ts only, so that the service and every tool can use it.',
     ),

@@ -7,7 +7,17 @@ export interface paths {
     "/v1/projects": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -31,7 +41,17 @@ export interface paths {
     "/v1/projects/{project_id}": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The project's id.
@@ -65,7 +85,17 @@ export interface paths {
     "/v1/projects/{project_id}/tasks": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The project's id.
@@ -92,7 +122,17 @@ export interface paths {
     "/v1/tasks": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -113,7 +153,17 @@ export interface paths {
     "/v1/tasks/{task_id}": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The task's id.
@@ -148,7 +198,17 @@ export interface paths {
     "/v1/events": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -194,7 +254,17 @@ export interface paths {
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -245,7 +315,17 @@ export interface paths {
     "/v1/webhook-endpoints/{webhook_endpoint_id}": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -284,7 +364,17 @@ export interface paths {
     "/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -315,7 +405,17 @@ export interface paths {
     "/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -830,6 +930,7 @@ export interface components {
          *     | `/problems/malformed-request` | 400 | HTTP cannot parse the request (malformed framing, a control character in a header value) |
          *     | `/problems/invalid-request` | 400 | a body, path or query value breaks the schema, or a body is nested more than 32 levels deep; `errors` lists each problem |
          *     | `/problems/invalid-cursor` | 400 | a `cursor` that cannot be decoded, names a position no item can have, or belongs to another `sort` |
+         *     | `/problems/unsupported-api-version` | 400 | an `Api-Version` that is not exactly one supported version (unknown, malformed, empty or several); `detail` lists them |
          *     | `/problems/unauthenticated` | 401 | a missing, malformed, unknown or revoked key |
          *     | `/problems/insufficient-scope` | 403 | the key lacks the scope the operation needs |
          *     | `/problems/not-found` | 404 | no such project, task or webhook endpoint for this tenant |
@@ -899,6 +1000,7 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -911,6 +1013,7 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
@@ -924,6 +1027,7 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
@@ -937,6 +1041,7 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -949,6 +1054,7 @@ export interface components {
         NotModified: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 ETag: components["headers"]["ETag"];
@@ -960,6 +1066,7 @@ export interface components {
         PreconditionFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -972,6 +1079,7 @@ export interface components {
         RouteNotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -984,6 +1092,7 @@ export interface components {
         MethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 Allow: components["headers"]["Allow"];
@@ -997,6 +1106,7 @@ export interface components {
         MalformedRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1007,6 +1117,7 @@ export interface components {
         RequestTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1017,6 +1128,7 @@ export interface components {
         HeadersTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1027,6 +1139,7 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1039,6 +1152,7 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1051,6 +1165,7 @@ export interface components {
         UnprocessableTask: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1063,6 +1178,7 @@ export interface components {
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1078,6 +1194,7 @@ export interface components {
         UnprocessableWebhookEndpoint: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1090,6 +1207,7 @@ export interface components {
         IdempotencyInProgress: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1105,6 +1223,7 @@ export interface components {
         CursorExpired: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1117,6 +1236,7 @@ export interface components {
         UnknownEvent: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1132,6 +1252,7 @@ export interface components {
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1149,6 +1270,7 @@ export interface components {
         TooManyRedeliveries: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1166,6 +1288,7 @@ export interface components {
         TooManyEndpointChanges: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1183,6 +1306,7 @@ export interface components {
         TooManyRotations: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1196,6 +1320,7 @@ export interface components {
         EndpointDisabled: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
@@ -1208,6 +1333,7 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 [name: string]: unknown;
             };
             content: {
@@ -1224,6 +1350,7 @@ export interface components {
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -1233,6 +1360,15 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The version of the contract the request is made in, and its answer given in. Without it,
+         *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+         *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+         *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+         *     versions. `GET /versions` says what each version changed.
+         * @example 2026-11-28
+         */
+        ApiVersion: "2026-11-28";
         /**
          * @description The project's id.
          * @example 0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
@@ -1345,6 +1481,13 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description The version the answer is given in: the request's `Api-Version`, or its key's. Every
+         *     answer of `/v1` given in a version carries it, with `Vary: Api-Version`; answers given
+         *     before the version is known (a `401`, the `400` of an unsupported version) carry none.
+         * @example 2026-11-28
+         */
+        ApiVersion: "2026-11-28";
+        /**
          * @description The path of the resource just created.
          * @example /v1/projects/0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
          */
@@ -1414,7 +1557,17 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1424,6 +1577,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1444,6 +1598,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
                  *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
@@ -1470,6 +1633,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -1498,6 +1662,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
                  * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
                  *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
                  *     `400` naming the header.
@@ -1520,6 +1693,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -1544,6 +1718,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
                  *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
                  *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
@@ -1567,6 +1750,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1587,6 +1771,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
                  *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
@@ -1616,6 +1809,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -1669,7 +1863,17 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The project's id.
@@ -1685,6 +1889,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1706,6 +1911,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
                  *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
@@ -1732,6 +1946,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -1760,6 +1975,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
                  * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
                  *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
                  *     `400` naming the header.
@@ -1782,6 +2006,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -1806,6 +2031,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
                  *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
                  *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
@@ -1829,6 +2063,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1849,6 +2084,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
                  *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
@@ -1878,6 +2122,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -1948,7 +2193,17 @@ export interface operations {
                  */
                 wait?: components["parameters"]["Wait"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1958,6 +2213,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -1993,7 +2249,17 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2003,6 +2269,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2023,6 +2290,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
                  *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
@@ -2049,6 +2325,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -2077,6 +2354,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
                  * @description Answer `304` with no body if the resource still has one of these ETags. A value that is
                  *     not `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a
                  *     `400` naming the header.
@@ -2099,6 +2385,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -2123,6 +2410,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
                  *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
                  *     `*` or a comma-separated list of quoted entity tags (RFC 9110: `"3"`, `W/"3"`) is a `400`
@@ -2146,6 +2442,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2166,6 +2463,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Change only if the resource still has one of these ETags (or exists, for `*`);
                  *     otherwise `412` and nothing changes. Guards against lost updates. A value that is not
@@ -2195,6 +2501,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     ETag: components["headers"]["ETag"];
@@ -2220,6 +2527,15 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
                  * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
                  *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
@@ -2248,6 +2564,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -2286,7 +2603,17 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -2302,6 +2629,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
@@ -2322,7 +2650,17 @@ export interface operations {
     createWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /**
                  * @description The webhook endpoint's id.
@@ -2342,6 +2680,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;

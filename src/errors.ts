@@ -13,6 +13,7 @@ export const problemTable = {
   'malformed-request': { status: 400, title: 'Malformed request' },
   'invalid-request': { status: 400, title: 'Invalid request' },
   'invalid-cursor': { status: 400, title: 'Invalid cursor' },
+  'unsupported-api-version': { status: 400, title: 'Unsupported API version' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   'insufficient-scope': { status: 403, title: 'Insufficient scope' },
   'not-found': { status: 404, title: 'Not found' },

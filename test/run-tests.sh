@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 npm run -s check:generated
 npm run -s lint   # type check (src and tests, against the generated types) and Spectral
 npm run -s build  # the CLI tests run the compiled entry points, as npm run does
+# API versions: the older versions' documents are made from the newest and the change modules
+# (src/versions), and each released version's is as released, but for the allow-list.
+npm run -s versions -- check
+npm run -s versions -- gate >/dev/null
 
 # The Prometheus alert rules: promtool checks them and runs their unit tests (the jest tests check
 # that every metric they name is in a real scrape). Without promtool this is reported as not run,

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiKeyScope } from '../api-key-format';
+import type { ApiVersion } from '../versions/versions';
 import { compileSelect } from './compiled-select';
 import { isConnectionLost, translatingErrors } from './database-errors';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from './timestamps';
@@ -11,12 +12,17 @@ export interface Principal {
   keyId: string;
   tenantId: string;
   scopes: ApiKeyScope[];
+  /** The version the key answers in when a request names none: its tenant's, or its own pin. */
+  apiVersion: ApiVersion;
 }
 
 interface ApiKeySummary {
   key_id: string;
   tenant: string;
   scopes: ApiKeyScope[];
+  api_version: ApiVersion;
+  /** Pinned by an operator, rather than following its tenant's version. */
+  api_version_pinned: boolean;
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
@@ -27,6 +33,8 @@ interface ApiKeyListRow {
   key_id: string;
   tenant: string;
   scopes: string;
+  api_version: ApiVersion;
+  api_version_pinned: number | boolean;
   created_at: DbTimestamp;
   last_used_at: DbTimestamp | null;
   expires_at: DbTimestamp | null;
@@ -48,11 +56,12 @@ const lookupsAtOnce = 1;
 /** The most keys one query looks up. */
 const lookupBatch = 100;
 
-type ActiveKeyRow = { key_id: string; tenant_id: string; scopes: string };
+type ActiveKeyRow = { key_id: string; tenant_id: string; scopes: string; api_version: ApiVersion };
 const toPrincipal = (row: ActiveKeyRow): Principal => ({
   keyId: row.key_id,
   tenantId: row.tenant_id,
   scopes: parseScopes(row.scopes),
+  apiVersion: row.api_version,
 });
 
 export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>;
@@ -64,7 +73,12 @@ export function apiKeysRepository(knex: Knex) {
       .whereNull('revoked_at')
       .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
   const selectActive = compileSelect(knex, ['keyHash', 'now'], ({ keyHash, now }) =>
-    active(knex('api_keys').first('key_id', 'tenant_id', 'scopes').where('key_hash', keyHash), now),
+    active(
+      knex('api_keys')
+        .first('key_id', 'tenant_id', 'scopes', 'api_version')
+        .where('key_hash', keyHash),
+      now,
+    ),
   );
   /** A lookup whose connection was lost goes once more: a batch carries many requests' keys. */
   const lookUp = async (keyHashes: readonly string[]): Promise<Array<Principal | undefined>> => {
@@ -85,7 +99,7 @@ export function apiKeysRepository(knex: Knex) {
     }
     const rows: Array<ActiveKeyRow & { key_hash: string }> = await active(
       knex('api_keys')
-        .select('key_id', 'tenant_id', 'scopes', 'key_hash')
+        .select('key_id', 'tenant_id', 'scopes', 'api_version', 'key_hash')
         .whereIn('key_hash', [...new Set(keyHashes)]),
       now,
     );
@@ -144,19 +158,27 @@ export function apiKeysRepository(knex: Knex) {
     /** Whether the key is still neither revoked nor expired. */
     isActive: (keyId: string): Promise<boolean> => stillActive.load(keyId),
 
-    /** Stores a key by its hash; returns the new key's id. */
+    /**
+     * Stores a key by its hash; returns the new key's id. It answers in its tenant's version
+     * unless `apiVersion` pins it to another.
+     */
     async insert(
       tenantId: string,
       keyHash: string,
       scopes: ApiKeyScope[],
-      options: { expiresAt?: Date; trx?: Knex.Transaction } = {},
+      options: { apiVersion?: ApiVersion; expiresAt?: Date; trx?: Knex.Transaction } = {},
     ): Promise<string> {
       const keyId = uuidv7();
-      await (options.trx ?? knex)('api_keys').insert({
+      const db = options.trx ?? knex;
+      await db('api_keys').insert({
         key_id: keyId,
         tenant_id: tenantId,
         key_hash: keyHash,
         scopes: scopes.join(','),
+        api_version:
+          options.apiVersion ??
+          db.raw('(select api_version from tenants where tenant_id = ?)', [tenantId]),
+        api_version_pinned: options.apiVersion !== undefined,
         created_at: nowForDb(),
         expires_at: options.expiresAt ? toDbTimestamp(options.expiresAt.toISOString()) : null,
         revoked_at: null,
@@ -215,6 +237,8 @@ export function apiKeysRepository(knex: Knex) {
           'api_keys.key_id',
           'tenants.name as tenant',
           'api_keys.scopes',
+          'api_keys.api_version',
+          'api_keys.api_version_pinned',
           'api_keys.created_at',
           'api_keys.last_used_at',
           'api_keys.expires_at',
@@ -225,11 +249,21 @@ export function apiKeysRepository(knex: Knex) {
         key_id: row.key_id,
         tenant: row.tenant,
         scopes: parseScopes(row.scopes),
+        api_version: row.api_version,
+        api_version_pinned: Boolean(row.api_version_pinned),
         created_at: fromDbTimestamp(row.created_at),
         last_used_at: fromNullable(row.last_used_at),
         expires_at: fromNullable(row.expires_at),
         revoked_at: fromNullable(row.revoked_at),
       }));
+    },
+
+    /** Pins a key to a version, whatever its tenant's; false when there is no such key. */
+    async setApiVersion(keyId: string, apiVersion: ApiVersion): Promise<boolean> {
+      const updated = await knex('api_keys')
+        .where('key_id', keyId)
+        .update({ api_version: apiVersion, api_version_pinned: true });
+      return updated > 0;
     },
 
     /** Revokes a key that is not yet revoked; false when there is no such key. */

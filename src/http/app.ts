@@ -51,6 +51,7 @@ const exposedHeaders = [
   'RateLimit',
   'RateLimit-Policy',
   'Idempotent-Replayed',
+  'Api-Version',
 ];
 
 /** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
@@ -124,16 +125,17 @@ export function createApp({
   app.use(helmet());
   if (corsOrigins.length > 0) app.use(cors({ origin: corsOrigins, exposedHeaders, maxAge: 600 }));
 
-  const send = (res: Response, reply: HttpReply) =>
-    sendReply(
-      res,
-      reply,
-      api.writeBody(
-        reply,
-        (res.locals.requestContext as RequestContext).operationId,
-        res.locals.requestId,
-      ),
-    );
+  const send = (res: Response, reply: HttpReply) => {
+    const { operationId, apiVersion } = res.locals.requestContext as RequestContext;
+    // Every answer served in a version says which, problems, 204 and 304 included.
+    let answer = reply;
+    if (apiVersion !== undefined) {
+      answer = { ...reply, headers: { ...reply.headers, 'Api-Version': apiVersion } };
+      // Added to what CORS may have put there (Origin), not in its place.
+      res.vary('Api-Version');
+    }
+    sendReply(res, answer, api.writeBody(answer, operationId, res.locals.requestId));
+  };
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);
     if (reply.status === 500)

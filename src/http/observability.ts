@@ -2,6 +2,7 @@
  * What the service tells its operators: a request id on every response, one JSON log line per
  * request (never a key or a body), and Prometheus metrics at /metrics.
  */
+import type { ApiVersion } from '../versions/versions';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Knex } from 'knex';
@@ -17,6 +18,8 @@ export interface RequestContext {
   route?: string;
   /** A feed request with `wait`: its time is mostly waiting, and goes to a histogram of its own. */
   longPoll?: boolean;
+  /** The version the request is answered in, once its key is known (api-version.ts). */
+  apiVersion?: ApiVersion;
 }
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -151,6 +154,7 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
         method: req.method,
         route: requestContext.route ?? null,
         operation: requestContext.operationId ?? null,
+        api_version: requestContext.apiVersion ?? null,
         status,
         duration_ms: Math.round(seconds * 1e6) / 1e3,
       });

@@ -25,6 +25,7 @@ import {
   type OperationHandler,
   type OperationId,
 } from '../handlers/operation';
+import { requestedVersion } from './api-version';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
@@ -213,11 +214,16 @@ export async function createOperationRouter({
         requestContext.longPoll = Number(context.request.query?.wait ?? 0) > 0;
     },
     unauthorizedHandler: refuseUnauthenticated,
-    // Runs once the key is known good, before validation: the key's quota, then a wrong scope or
-    // media type outrank what is wrong inside the body, which is read only now.
+    // Runs once the key is known good, before validation: the key's quota, then the version, a
+    // wrong scope or media type outrank what is wrong inside the body, which is read only now.
     postSecurityHandler: async (context: Context, exchange: Exchange) => {
       if (!context.security?.authorized) return;
-      await exchange.countRequest((context.security.bearerAuth as Principal).keyId);
+      const principal = context.security.bearerAuth as Principal;
+      await exchange.countRequest(principal.keyId);
+      exchange.requestContext.apiVersion = requestedVersion(
+        context.request.headers['api-version'] as string | undefined,
+        principal.apiVersion,
+      );
       requireScope(context);
       requireDocumentedMediaType(context);
       context.request.requestBody = await exchange.readBody(

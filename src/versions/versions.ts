@@ -30,7 +30,14 @@ export const versions: readonly SupportedVersion[] = [
   },
 ];
 
-export const newestVersion: string = versions[0].version;
+/** A supported version's date, `YYYY-MM-DD`. */
+export type ApiVersion = string;
+
+/** The supported versions' dates, newest first. */
+export const supportedVersions: readonly ApiVersion[] = versions.map((entry) => entry.version);
+
+/** What a tenant made now is pinned to. */
+export const newestVersion: ApiVersion = versions[0].version;
 
 /** What tenants, keys and webhook endpoints made before versions existed are pinned to. */
 export const versionBeforeVersions = '2026-11-28';

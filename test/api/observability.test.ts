@@ -74,6 +74,7 @@ describe('request logs', () => {
       method: 'PATCH',
       route: '/v1/projects/{project_id}',
       operation: 'updateProject',
+      api_version: '2026-11-28',
       status: 200,
       request_id: 'log-me',
     });
@@ -202,6 +203,10 @@ describe('security headers and CORS', () => {
         .split(',')
         .map((name) => name.trim().toLowerCase());
       expect(exposed).toEqual(expect.arrayContaining(documentedResponseHeaders()));
+      // Caches keep both apart: the origin CORS answered, and the version.
+      expect(read.headers.get('vary')!.split(/, */)).toEqual(
+        expect.arrayContaining(['Origin', 'Api-Version']),
+      );
     } finally {
       await withCors.stop();
     }

@@ -104,12 +104,50 @@ it('makes a key that expires: it works until then, and is refused after', async 
   expect((await apikey('list')).stdout).toMatch(/\tinitech\t.*\texpired 2000-01-01T00:00:00\.000Z/);
 });
 
+it("shows each key's API version, pins a key with --api-version or set-version, and moves a tenant's unpinned keys with set-version --tenant", async () => {
+  const following = (await apikey('create', '--tenant', 'umbrella')).lastLine;
+  const pinned = await apikey('create', '--tenant', 'umbrella', '--api-version', '2026-11-28');
+  expect(pinned.stdout).toContain('pinned to API version 2026-11-28');
+  const versions = async () =>
+    (await apikey('list')).stdout
+      .split('\n')
+      .filter((l) => l.includes('\tumbrella\t'))
+      .map((l) => l.split('\t')[6]);
+  expect(await versions()).toEqual(['2026-11-28', '2026-11-28 (pinned)']);
+
+  const moved = await apikey('set-version', '--tenant', 'umbrella', '2026-11-28');
+  expect([moved.status, moved.lastLine]).toEqual([
+    0,
+    'Tenant umbrella is on API version 2026-11-28, with its keys not pinned otherwise.',
+  ]);
+  const keyId = (await apikey('list')).stdout
+    .split('\n')
+    .find((l) => l.includes('\tumbrella\t'))!
+    .split('\t')[0];
+  expect((await apikey('set-version', keyId, '2026-11-28')).lastLine).toBe(
+    `Key ${keyId} is pinned to API version 2026-11-28.`,
+  );
+  expect(await versions()).toEqual(['2026-11-28 (pinned)', '2026-11-28 (pinned)']);
+  const answer = await fetch(`${service.url}/v1/projects`, {
+    headers: { Authorization: `Bearer ${following}` },
+  });
+  expect(answer.headers.get('api-version')).toBe('2026-11-28');
+});
+
 it.each([
   [['create'], /--tenant/],
   [['create', '--tenant', 'acme', '--scopes', 'admin'], /--scopes/],
   [['create', '--tenant', 'acme', '--colour', 'red'], /Unknown option/],
   [['rotate'], /usage/],
   [['create', '--tenant', 'acme', '--expires-in', 'soon'], /--expires-in/],
+  [
+    ['create', '--tenant', 'acme', '--api-version', '2025-01-01'],
+    /supported versions are 2026-11-28/,
+  ],
+  [['set-version', '--tenant', 'acme'], /set-version needs/],
+  [['set-version', '--tenant', 'nobody-here', '2026-11-28'], /no tenant nobody-here/],
+  [['set-version', 'no-such-key', '2026-11-28'], /no key no-such-key/],
+  [['set-version', 'no-such-key', 'latest'], /"latest" is not a supported API version/],
 ])('refuses %j with exit status 2 and says why', async (args, message) => {
   const result = await apikey(...args);
   expect(result.status).toBe(2);

@@ -10,6 +10,7 @@ export const problemTypes = [
   'malformed-request',
   'invalid-request',
   'invalid-cursor',
+  'unsupported-api-version',
   'unauthenticated',
   'insufficient-scope',
   'not-found',
