@@ -10,6 +10,7 @@ import { DatabaseUnavailableError, ProblemError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import { problemPages } from './problem-pages';
+import { versionDocuments, versionsBody } from './published-versions';
 import type { Exchange } from './exchange';
 import { sendReply, type HttpReply } from './http-reply';
 import { cutOffSlowReaders, oneAnswerAtATime } from './slow-readers';
@@ -194,7 +195,13 @@ function serviceRoutes(
   const serviceIndex = JSON.stringify({
     name: document.definition.info.title,
     version: document.definition.info.version,
-    links: { docs: '/docs', openapi: '/openapi.yaml', openapi_json: '/openapi.json', api: '/v1' },
+    links: {
+      docs: '/docs',
+      openapi: '/openapi.yaml',
+      openapi_json: '/openapi.json',
+      versions: '/versions',
+      api: '/v1',
+    },
   });
   app.get(['/', '/v1'], routed, (_req, res) => {
     res.type('application/json').send(serviceIndex);
@@ -211,6 +218,16 @@ function serviceRoutes(
   });
   app.get('/openapi.yaml', routed, (_req, res) => {
     res.type('application/yaml').send(document.yaml);
+  });
+  const versions = versionsBody();
+  app.get('/versions', routed, (_req, res) => {
+    res.type('application/json').send(versions);
+  });
+  const documentOf = versionDocuments(document);
+  app.get('/openapi/:file', routedAs('/openapi/{version}'), (req, res, next) => {
+    const found = documentOf(String(req.params.file));
+    if (found === undefined) return next();
+    res.type(found.format === 'json' ? 'application/json' : 'application/yaml').send(found.text);
   });
 
   app.get('/metrics', routed, async (_req, res) => {

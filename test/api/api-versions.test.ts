@@ -4,7 +4,9 @@
  * gets its key's; anything but exactly one supported version is a 400 that lists them, checked
  * after the key and before the body, and changes nothing.
  */
-import { newestVersion, supportedVersions } from '../../src/versions/versions';
+import YAML from 'yaml';
+import { loadDocument } from '../../src/http/document';
+import { newestVersion, supportedVersions, versions } from '../../src/versions/versions';
 import { rawRequest } from '../support/raw-http';
 import { startTestService, type TestService } from '../support/test-service';
 
@@ -115,4 +117,43 @@ it("pins a new tenant to the newest version, and its keys follow the tenant's", 
   expect(tenant.api_version).toBe(newestVersion);
   const [row] = await api.service.knex('api_keys').where('tenant_id', tenant.tenant_id);
   expect([row.api_version, Boolean(row.api_version_pinned)]).toEqual([newestVersion, false]);
+});
+
+it('lists the versions without a key, newest first, each with what it changed', async () => {
+  const res = await fetch(`${api.baseUrl}/versions`);
+  expect([res.status, res.headers.get('content-type')]).toEqual([
+    200,
+    'application/json; charset=utf-8',
+  ]);
+  const body = (await res.json()) as { data: Array<Record<string, unknown>> };
+  expect(body.data.map((entry) => entry.version)).toEqual([...supportedVersions]);
+  expect(body.data).toEqual(
+    versions.map((entry) => ({
+      version: entry.version,
+      released_on: entry.releasedOn,
+      status: entry.status,
+      changes: entry.changes.map((change) => change.sentence),
+    })),
+  );
+});
+
+it("publishes each version's document as JSON and YAML, and answers 404 for any other", async () => {
+  const newest = loadDocument();
+  const json = await fetch(`${api.baseUrl}/openapi/${newestVersion}.json`);
+  expect([json.status, json.headers.get('content-type')]).toEqual([
+    200,
+    'application/json; charset=utf-8',
+  ]);
+  expect(await json.json()).toEqual(newest.definition);
+  const yaml = await fetch(`${api.baseUrl}/openapi/${newestVersion}.yaml`);
+  expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
+  expect(YAML.parse(await yaml.text())).toEqual(newest.definition);
+  for (const file of ['2025-01-01.json', `${newestVersion}.xml`, 'latest.json']) {
+    const res = await fetch(`${api.baseUrl}/openapi/${file}`);
+    expect([file, res.status, ((await res.json()) as { type: string }).type]).toEqual([
+      file,
+      404,
+      '/problems/route-not-found',
+    ]);
+  }
 });

@@ -26,7 +26,13 @@ it.each(['/', '/v1', '/v1/'])(
     expect(index).toEqual({
       name: info.title,
       version: info.version,
-      links: { docs: '/docs', openapi: '/openapi.yaml', openapi_json: '/openapi.json', api: '/v1' },
+      links: {
+        docs: '/docs',
+        openapi: '/openapi.yaml',
+        openapi_json: '/openapi.json',
+        versions: '/versions',
+        api: '/v1',
+      },
     });
     for (const link of Object.values(index.links)) {
       const followed = await fetch(new URL(link, api.baseUrl), { redirect: 'follow' });

@@ -1,0 +1,50 @@
+/**
+ * What the service publishes of its API versions, without a key: `GET /versions` (each version,
+ * newest first, with what it changed) and `GET /openapi/VERSION.json|yaml` (each version's
+ * document: the newest's is the one the service runs on, the older ones' the documents made from
+ * it, read from openapi/versions/ when first asked for).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../paths';
+import { madeDocumentsFolder } from '../versions/documents';
+import { newestVersion, versions } from '../versions/versions';
+import type { ContractDocument } from './document';
+
+/** The body of `GET /versions`. */
+export function versionsBody(): string {
+  return JSON.stringify({
+    data: versions.map((entry) => ({
+      version: entry.version,
+      released_on: entry.releasedOn,
+      status: entry.status,
+      changes: entry.changes.map((change) => change.sentence),
+    })),
+  });
+}
+
+export type DocumentFormat = 'json' | 'yaml';
+
+/** Each supported version's document in both forms, by `VERSION.json` or `VERSION.yaml`. */
+export function versionDocuments(newest: ContractDocument) {
+  const made = new Map<string, { json: string; yaml: string }>([
+    [newestVersion, { json: newest.json, yaml: newest.yaml }],
+  ]);
+  return (file: string): { text: string; format: DocumentFormat } | undefined => {
+    const match = /^(\d{4}-\d{2}-\d{2})\.(json|yaml)$/.exec(file);
+    if (!match || !versions.some((entry) => entry.version === match[1])) return undefined;
+    const [, version, format] = match as unknown as [string, string, DocumentFormat];
+    let forms = made.get(version);
+    if (forms === undefined) {
+      const yaml = fs.readFileSync(
+        path.join(projectRoot, madeDocumentsFolder, `${version}.yaml`),
+        'utf8',
+      );
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when an older version's document is asked for
+      const parsed: unknown = (require('yaml') as typeof import('yaml')).parse(yaml);
+      forms = { yaml, json: JSON.stringify(parsed) };
+      made.set(version, forms);
+    }
+    return { text: forms[format], format };
+  };
+}
