@@ -945,7 +945,7 @@ export interface components {
          *     | `/problems/endpoint-disabled` | 409 | a redelivery to a disabled webhook endpoint; enable it first |
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
          *     | `/problems/unknown-event` | 422 | `event_id` names no kept event of this tenant |
-         *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body |
+         *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body, or in another API version |
          *     | `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may; `limit` gives the limit |
          *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
          *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, a webhook endpoint has had its redeliveries for the minute or its rotations for the day, or the tenant its webhook endpoint changes for the minute |

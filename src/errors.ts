@@ -144,7 +144,7 @@ export class IdempotencyKeyReusedError extends ProblemError {
   constructor() {
     super(
       'idempotency-key-reused',
-      'This Idempotency-Key was used with another request body; use a new key for a new request.',
+      'This Idempotency-Key was used with another request body or API version; use a new key for a new request.',
     );
   }
 }

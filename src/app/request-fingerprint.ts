@@ -1,10 +1,12 @@
 /**
  * What an Idempotency-Key is bound to: the operation, its path parameters (the endpoint whose
- * secret a key rotates) and its body, as JSON with object keys sorted, so the same body in
- * another key order is the same request. An operation without path parameters is printed as it
- * was before they counted, so keys bound by an earlier version still replay.
+ * secret a key rotates), its body, as JSON with object keys sorted, so the same body in another
+ * key order is the same request, and the API version it was made in. An operation without path
+ * parameters, in the version before versions, is printed as it was before those counted, so keys
+ * bound earlier still replay.
  */
 import { createHash } from 'node:crypto';
+import { versionBeforeVersions } from '../versions/versions';
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -21,9 +23,11 @@ export function fingerprint(
   operationId: string,
   body: unknown,
   pathParameters: Record<string, string> = {},
+  apiVersion: string = versionBeforeVersions,
 ): string {
+  const version = apiVersion === versionBeforeVersions ? '' : `${apiVersion}\n`;
   const path = Object.keys(pathParameters).length > 0 ? `${canonical(pathParameters)}\n` : '';
   return createHash('sha256')
-    .update(`${operationId}\n${path}${canonical(body)}`)
+    .update(`${version}${operationId}\n${path}${canonical(body)}`)
     .digest('hex');
 }

@@ -21,6 +21,8 @@ export interface Change {
   /** The operation's path parameters (which endpoint a rotation is of). */
   pathParameters?: Record<string, string>;
   idempotencyKey?: string;
+  /** The API version the request is made in: a key is bound to it too. */
+  apiVersion?: string;
 }
 
 /** What a change answers, kept with its key as it was given. */
@@ -55,7 +57,12 @@ export function createUnitOfWork(
         return committed({ answer, replayed: false });
       }
       const { tenantId } = change;
-      const print = fingerprint(change.operationId, change.body, change.pathParameters);
+      const print = fingerprint(
+        change.operationId,
+        change.body,
+        change.pathParameters,
+        change.apiVersion,
+      );
       let taken: IdempotencyKeyTakenError | undefined;
       for (;;) {
         const bound = await repositories.idempotency.find(tenantId, key);

@@ -115,6 +115,7 @@ function toOperationHandler<K extends OperationId>(
       body: context.request.requestBody,
       pathParameters: context.request.params as Record<string, string>,
       idempotencyKey: headers['Idempotency-Key'],
+      apiVersion: exchange.requestContext.apiVersion,
     };
     const { answer: reply, replayed } = await unitOfWork.run(change, (write) =>
       answer(inputOf(context, exchange, headers, write), headers),
