@@ -1,0 +1,72 @@
+/**
+ * Version 2026-12-15: a task can be cancelled, closed without being done, and says when it was
+ * closed (`completed_at`). Version 2026-11-28 has neither: there a cancelled task reads as done
+ * everywhere (answers, lists, the feed, webhooks, `data.previous`), `completed_at` is absent, the
+ * list's `status=done` also finds cancelled tasks, and `cancelled` sent is refused by its document
+ * (a 400 naming `/status`).
+ *
+ * Not yet listed in versions.ts: version 2026-12-15 is listed with it once the service stores and
+ * answers cancelled tasks and renders events per reader (issue 45's next step).
+ */
+import {
+  removeEnumValue,
+  removeProperty,
+  type Json,
+  type JsonObject,
+  type VersionChange,
+} from '../change';
+
+/** A task (or the fields an update changed, `data.previous`) as 2026-11-28 shows it. */
+function taskDown(task: Json | undefined): void {
+  if (task === null || typeof task !== 'object' || Array.isArray(task)) return;
+  if (task.status === 'cancelled') task.status = 'done';
+  delete task.completed_at;
+}
+
+/** An event as 2026-11-28 shows it: its task's, before and after the change. */
+function eventDown(event: JsonObject): JsonObject {
+  if (typeof event.type !== 'string' || !event.type.startsWith('task.')) return event;
+  const data = event.data as JsonObject | undefined;
+  taskDown(data?.object);
+  taskDown(data?.previous);
+  return event;
+}
+
+/** The operations whose answers carry tasks, and where. */
+const tasksIn: Record<string, (body: JsonObject) => void> = {
+  createTask: taskDown,
+  getTask: taskDown,
+  updateTask: taskDown,
+  listProjectTasks: (page) => (page.data as Json[] | undefined)?.forEach(taskDown),
+  listEvents: (page) =>
+    (page.data as Json[] | undefined)?.forEach((event) => eventDown(event as JsonObject)),
+};
+
+export const cancelledTasks: VersionChange = {
+  sentence:
+    'A task can be cancelled: `status` gains `cancelled` (closed without being done), and a task has `completed_at`, when it was done or cancelled (null while open); earlier versions see a cancelled task as `done`, without `completed_at`.',
+
+  document(newer) {
+    removeEnumValue(newer, '/components/schemas/TaskStatus', 'cancelled');
+    removeProperty(newer, '/components/schemas/Task', 'completed_at');
+    removeProperty(newer, '/components/schemas/PreviousValues', 'completed_at');
+    return newer;
+  },
+
+  request(older) {
+    // What 2026-11-28 calls done is done or cancelled: its filter finds both.
+    const status = older.query.status;
+    if (older.operationId === 'listProjectTasks' && status?.includes('done'))
+      older.query.status = [...new Set([...status, 'cancelled'])];
+    return older;
+  },
+
+  answer(newer) {
+    const body = newer.body;
+    if (body !== null && typeof body === 'object' && !Array.isArray(body) && newer.status < 300)
+      tasksIn[newer.operationId]?.(body);
+    return newer;
+  },
+
+  event: eventDown,
+};
