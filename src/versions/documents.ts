@@ -7,10 +7,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { projectRoot } from '../paths';
-import type { JsonObject } from './change';
+import { objectAt, type JsonObject } from './change';
 import { changesSince, versions, type SupportedVersion } from './versions';
 
-/** A deep copy of the newest document with every change newer than `version` undone, newest first. */
+/** Where a document names the version it describes, besides `info.version`: the `Api-Version` header's values. */
+const versionEnums = [
+  '/components/parameters/ApiVersion/schema',
+  '/components/headers/ApiVersion/schema',
+];
+
+/**
+ * A deep copy of the newest document with every change newer than `version` undone, newest first,
+ * naming `version` in its `info.version` and as the one value of its `Api-Version` header, request
+ * and answer (a client of that document sends and receives that version, whatever others exist).
+ */
 export function documentFor(
   version: string,
   newestDocument: JsonObject,
@@ -20,6 +30,15 @@ export function documentFor(
   for (const change of changesSince(version, registry)) document = change.document(document);
   const info = (document.info ?? {}) as JsonObject;
   document.info = { ...info, version };
+  for (const pointer of versionEnums) {
+    let schema: JsonObject | undefined;
+    try {
+      schema = objectAt(document, pointer);
+    } catch {
+      continue; // a document without the header (the tests' small ones) names no version there
+    }
+    schema.enum = [version];
+  }
   return document;
 }
 

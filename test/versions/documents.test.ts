@@ -100,6 +100,19 @@ describe('documentFor', () => {
     });
   });
 
+  it('names the version as the one value of the Api-Version header, in the request and the answer', () => {
+    const header = () => ({ schema: { type: 'string', enum: ['2027-02-01'] } });
+    const document = newest() as any;
+    document.components.parameters = {
+      ApiVersion: { name: 'Api-Version', in: 'header', ...header() },
+    };
+    document.components.headers = { ApiVersion: header() };
+    const older = documentFor('2026-11-28', document, registry) as any;
+    expect(older.components.parameters.ApiVersion.schema.enum).toEqual(['2026-11-28']);
+    expect(older.components.headers.ApiVersion.schema.enum).toEqual(['2026-11-28']);
+    expect(document.components.headers.ApiVersion.schema.enum).toEqual(['2027-02-01']);
+  });
+
   it('fails on an unknown version, and a change whose document no longer fits fails loudly', () => {
     expect(() => documentFor('2020-01-01', newest(), registry)).toThrow(
       '2020-01-01 is not a supported version',
