@@ -23,6 +23,7 @@ import { loadDocument } from './http/document';
 import { createMetrics } from './http/observability';
 import { createLogger, knexLogFor } from './logger';
 import { createOperationRouter } from './http/operation-router';
+import type { VersionSet } from './http/older-versions';
 import { createUnitOfWork } from './app/unit-of-work';
 import {
   authFailureBudget,
@@ -191,6 +192,8 @@ export async function startService(
     logDestination?: DestinationStream;
     /** The delivery thread's code, when not the service's own: tests give threads that die. */
     webhookThreadEntry?: string;
+    /** The API versions and their documents, when not the service's own: tests give versions of their own. */
+    apiVersions?: VersionSet;
   } = {},
 ): Promise<RunningService> {
   const logger = createLogger(config.logLevel, options.logDestination);
@@ -256,6 +259,7 @@ export async function startService(
       },
       authFailures,
       knownKeys,
+      versions: options.apiVersions,
     });
     const shutdown = shutdownSignal();
     const metrics = createMetrics(knex, registry);

@@ -119,7 +119,7 @@ first_lane() {
   if has mysql; then
     echo "Library shims off: the mysql project's routing and transactions again, with LIBRARY_SHIMS=off."
     LIBRARY_SHIMS=off jest_run shims-off --selectProjects mysql --runTestsByPath \
-      test/api/{projects,tasks,task-lists,events,service-index,authentication,large-pages,text}.test.ts \
+      test/api/{projects,tasks,task-lists,events,service-index,authentication,large-pages,text,older-versions}.test.ts \
       test/api/{errors,hostile-bodies,unparsable-requests,json-top-level-keys,response-bodies,problem-pages}.test.ts \
       test/api/{conditional-requests,idempotency,idempotency-crash,idempotency-in-progress.mysql}.test.ts \
       test/api/{webhooks,webhooks-fanout,webhook-fences,webhook-planning,webhook-planning-crash,webhooks-crash}.test.ts \

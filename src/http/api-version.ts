@@ -4,14 +4,17 @@
  * the body is read: a header naming anything but exactly one supported version is a 400 that
  * lists them.
  */
-import { isSupportedVersion, supportedVersions, type ApiVersion } from '../versions/versions';
+import { supportedVersions, type ApiVersion } from '../versions/versions';
 import { ProblemError } from '../errors';
 
-const supported = `the supported versions are ${supportedVersions.join(', ')}`;
-
-export function requestedVersion(header: string | undefined, keyVersion: ApiVersion): ApiVersion {
+export function requestedVersion(
+  header: string | undefined,
+  keyVersion: ApiVersion,
+  versions: readonly ApiVersion[] = supportedVersions,
+): ApiVersion {
   if (header === undefined) return keyVersion;
-  if (isSupportedVersion(header)) return header;
+  if (versions.includes(header)) return header;
+  const supported = `the supported versions are ${versions.join(', ')}`;
   const named = JSON.stringify(header.slice(0, 40));
   const detail =
     header.trim() === ''

@@ -131,11 +131,12 @@ export function createApp({
     // Every answer served in a version says which, problems, 204 and 304 included.
     let answer = reply;
     if (apiVersion !== undefined) {
-      answer = { ...reply, headers: { ...reply.headers, 'Api-Version': apiVersion } };
+      answer = api.answerIn(apiVersion, operationId, reply);
+      answer = { ...answer, headers: { ...answer.headers, 'Api-Version': apiVersion } };
       // Added to what CORS may have put there (Origin), not in its place.
       res.vary('Api-Version');
     }
-    sendReply(res, answer, api.writeBody(answer, operationId, res.locals.requestId));
+    sendReply(res, answer, api.writeBody(answer, operationId, res.locals.requestId, apiVersion));
   };
   const problemReply = (res: Response, error: unknown): HttpReply => {
     const reply = problemFor(error);

@@ -26,6 +26,7 @@ import {
   type OperationId,
 } from '../handlers/operation';
 import { requestedVersion } from './api-version';
+import { madeVersionSet, olderVersions, type VersionSet } from './older-versions';
 import { bearerAuth, refuseUnauthenticated, requireScope } from './authentication';
 import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
@@ -131,8 +132,14 @@ export interface OperationRouter {
    * request's body is read through the exchange, once the operation and the key are known.
    */
   route(request: Request, exchange: Exchange): Promise<HttpReply>;
-  /** The text of a reply's body, by the document's schema for its operation and status. */
-  writeBody: WriteBody;
+  /** The text of a reply's body, by the document's schema for its operation and status (of the request's API version). */
+  writeBody(...args: [...Parameters<WriteBody>, apiVersion?: string]): string | undefined;
+  /** The reply as the request's API version gives it: the newest version's as it is. */
+  answerIn(
+    apiVersion: string | undefined,
+    operationId: string | undefined,
+    reply: HttpReply,
+  ): HttpReply;
   /**
    * Compiles the request validators that no request has needed yet, one operation a turn of the
    * event loop, so that the service serves before they are all compiled and no request waits
@@ -147,6 +154,8 @@ export interface RouterParts extends HandlerParts {
   unitOfWork: UnitOfWork;
   authFailures?: AuthFailureBudget;
   knownKeys?: KnownKeys;
+  /** The API versions and their documents: the service's own unless a test gives others. */
+  versions?: VersionSet;
 }
 
 export async function createOperationRouter({
@@ -158,7 +167,13 @@ export async function createOperationRouter({
   webhookFences,
   authFailures,
   knownKeys,
+  versions = madeVersionSet(),
 }: RouterParts): Promise<OperationRouter> {
+  const ajvOpts = { allErrors: true, useDefaults: true, verbose: true };
+  const older = await olderVersions(versions, { ajvOpts, customizeAjv });
+  const supported = versions.registry.map((entry) => entry.version);
+  /** Each exchange's request as sent: an older version's is validated and brought up in place. */
+  const sent = new WeakMap<Exchange, Request>();
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -168,7 +183,7 @@ export async function createOperationRouter({
     // its tests do.
     quick: true,
     coerceTypes: true,
-    ajvOpts: { allErrors: true, useDefaults: true, verbose: true },
+    ajvOpts,
     customizeAjv,
   });
   const { handlers, checks } = operationHandlers({
@@ -221,16 +236,24 @@ export async function createOperationRouter({
       if (!context.security?.authorized) return;
       const principal = context.security.bearerAuth as Principal;
       await exchange.countRequest(principal.keyId);
-      exchange.requestContext.apiVersion = requestedVersion(
+      const apiVersion = (exchange.requestContext.apiVersion = requestedVersion(
         context.request.headers['api-version'] as string | undefined,
         principal.apiVersion,
-      );
+        supported,
+      ));
       requireScope(context);
       requireDocumentedMediaType(context);
       context.request.requestBody = await exchange.readBody(
         unknownFieldFloodCheck(context.operation),
       );
       refuseIllFormedInput(context);
+      if (older.isOlder(apiVersion))
+        older.bringUp(
+          apiVersion,
+          context.operation.operationId!,
+          sent.get(exchange)!,
+          context.request,
+        );
     },
     validationFail: (context: Context) => {
       const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
@@ -249,9 +272,22 @@ export async function createOperationRouter({
   const problemSchema = (
     api.definition.components!.schemas as Record<string, Record<string, unknown>>
   ).Problem;
+  const writeNewest = responseBodies(router.getOperations(), problemSchema);
   return {
-    route: (request, exchange) => api.handleRequest(request, exchange) as Promise<HttpReply>,
-    writeBody: responseBodies(router.getOperations(), problemSchema),
+    route: (request, exchange) => {
+      sent.set(exchange, request);
+      return api.handleRequest(request, exchange) as Promise<HttpReply>;
+    },
+    writeBody: (reply, operationId, requestId, apiVersion) =>
+      (older.isOlder(apiVersion) ? older.writeBody(apiVersion) : writeNewest)(
+        reply,
+        operationId,
+        requestId,
+      ),
+    answerIn: (apiVersion, operationId, reply) =>
+      older.isOlder(apiVersion) && operationId !== undefined
+        ? older.bringDown(apiVersion, operationId, reply)
+        : reply,
     async compileValidators() {
       for (const { operationId } of router.getOperations()) {
         await new Promise((resolve) => setImmediate(resolve));

@@ -9,6 +9,7 @@ import type { Config, DatabaseConfig } from '../../src/config';
 import type { paths } from '../../generated/api';
 import { hashApiKey, type ApiKeyScope } from '../../src/api-key-format';
 import { issueApiKey } from '../../src/cli/issue-api-key';
+import type { VersionSet } from '../../src/http/older-versions';
 import { createRepositories, type Repositories } from '../../src/all-repositories';
 import { startService, type RunningService } from '../../src/server';
 import { assertConformsToContract } from './contract';
@@ -70,12 +71,14 @@ export async function startTestService(
     config?: Partial<Config>;
     logDestination?: DestinationStream;
     webhookThreadEntry?: string;
+    apiVersions?: VersionSet;
   } = {},
 ): Promise<TestService> {
   const database: TestDatabase = await createTestDatabase();
   const service = await startService(testConfig(database.config, options.config), {
     logDestination: options.logDestination,
     webhookThreadEntry: options.webhookThreadEntry,
+    apiVersions: options.apiVersions,
   });
   const repositories = createRepositories(service.knex);
   const prism = throughPrism ? await startPrism({ proxyTo: service.url }) : undefined;

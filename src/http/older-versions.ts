@@ -1,0 +1,130 @@
+/**
+ * Requests and answers of the versions older than the newest (issue 45). The handlers work in
+ * the newest version only: a request of an older version is validated against that version's own
+ * document, then brought up to the newest (src/versions' migrations), and its answer brought down
+ * and written by that version's schemas. A request in the newest version does none of this.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { OpenAPIBackend, type Document, type ParsedRequest, type Request } from 'openapi-backend';
+import { ProblemError } from '../errors';
+import { projectRoot } from '../paths';
+import type { Json } from '../versions/change';
+import { madeDocumentsFolder } from '../versions/documents';
+import { answerDown, requestUp } from '../versions/migrate';
+import { versions, type SupportedVersion } from '../versions/versions';
+import type { HttpReply } from './http-reply';
+import { responseBodies, type WriteBody } from './response-bodies';
+import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
+
+/** The supported versions and the documents of those older than the newest, by version. */
+export interface VersionSet {
+  registry: readonly SupportedVersion[];
+  documents: ReadonlyMap<string, Document>;
+}
+
+/** The service's own: every older version's document as made under openapi/versions/. */
+export function madeVersionSet(): VersionSet {
+  const documents = new Map<string, Document>();
+  for (const { version } of versions.slice(1)) {
+    const file = path.join(projectRoot, madeDocumentsFolder, `${version}.yaml`);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when an older version exists
+    const yaml = require('yaml') as typeof import('yaml');
+    documents.set(version, yaml.parse(fs.readFileSync(file, 'utf8')) as Document);
+  }
+  return { registry: versions, documents };
+}
+
+export interface OlderVersions {
+  /** Whether the version is older than the newest: only then is there anything to do. */
+  isOlder(version: string | undefined): version is string;
+  /**
+   * Validates the request (as sent) against its version's document, then brings it up in place:
+   * the request as sent and its parse, either of which the newest version's validation reads.
+   */
+  bringUp(version: string, operationId: string, sent: Request, parsed: ParsedRequest): void;
+  /** The newest version's answer as the older version gives it. */
+  bringDown(version: string, operationId: string, reply: HttpReply): HttpReply;
+  /** Writes a body by the older version's schemas. */
+  writeBody(version: string): WriteBody;
+}
+
+type Customize = ConstructorParameters<typeof OpenAPIBackend>[0];
+
+export async function olderVersions(
+  set: VersionSet,
+  options: Pick<Customize, 'ajvOpts' | 'customizeAjv'>,
+): Promise<OlderVersions> {
+  const byVersion = new Map<string, { api: OpenAPIBackend; writeBody: WriteBody }>();
+  for (const [version, definition] of set.documents) {
+    const api = new OpenAPIBackend({
+      definition,
+      strict: true,
+      quick: true,
+      coerceTypes: true,
+      validate: true,
+      ...options,
+    });
+    await api.init();
+    const problem = (api.definition.components!.schemas as Record<string, Record<string, unknown>>)
+      .Problem;
+    byVersion.set(version, { api, writeBody: responseBodies(api.getOperations(), problem) });
+  }
+  const of = (version: string) => {
+    const found = byVersion.get(version);
+    if (found === undefined) throw new Error(`no document for API version ${version}`);
+    return found;
+  };
+  return {
+    isOlder: (version): version is string =>
+      version !== undefined && version !== set.registry[0].version,
+
+    bringUp(version, operationId, sent, parsed) {
+      const { api } = of(version);
+      const validation = api.validator.validateRequest(sent, operationId);
+      if (validation.errors) {
+        const operation = api.getOperation(operationId) as { 'x-field-hints'?: FieldHints };
+        const { issues, notListed } = validationIssues(
+          validation.errors,
+          operation['x-field-hints'],
+        );
+        throw new ProblemError('invalid-request', describeIssues(issues, notListed), {
+          errors: issues,
+          errorsNotListed: notListed,
+        });
+      }
+      const query: Record<string, string[]> = {};
+      for (const [name, value] of Object.entries(sent.query ?? {}))
+        query[name] = Array.isArray(value) ? value.map(String) : [String(value)];
+      const up = requestUp(
+        version,
+        { operationId, query, body: sent.body as Json | undefined },
+        set.registry,
+      );
+      for (const request of [sent, parsed]) {
+        // In place: the parse is kept on its query object (shims/compiled-router.ts).
+        const target = request.query as Record<string, string | string[]>;
+        for (const name of Object.keys(target)) if (!(name in up.query)) delete target[name];
+        for (const [name, values] of Object.entries(up.query))
+          target[name] = values.length === 1 ? values[0] : values;
+        request.body = up.body;
+        // Validated as the newest version next: the header named the older one.
+        delete request.headers['api-version'];
+      }
+      parsed.requestBody = up.body;
+    },
+
+    bringDown(version, operationId, reply) {
+      if (reply.body === undefined || reply.contentType === 'application/problem+json')
+        return reply;
+      const { body } = answerDown(
+        version,
+        { operationId, status: reply.status, body: reply.body as Json },
+        set.registry,
+      );
+      return { ...reply, body };
+    },
+
+    writeBody: (version) => of(version).writeBody,
+  };
+}
