@@ -21,7 +21,7 @@ export const statements = {
   begin: 'BEGIN',
   commit: 'COMMIT',
   findKey:
-    'select `key_id`, `tenant_id`, `scopes` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
+    'select `key_id`, `tenant_id`, `scopes`, `api_version` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
   insertTask:
     'insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, version) values (?, (select project_id from projects where project_id = ? and tenant_id = ?), ?, ?, ?, ?, ?, ?)',
   findTask:
