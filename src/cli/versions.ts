@@ -1,7 +1,7 @@
 /**
  * `npm run -s versions -- write | check | gate`: the API versions' documents (src/versions/).
- * `write` makes openapi/versions/VERSION.yaml for every supported version but the newest; `check`
- * fails naming each made document that is stale or missing; `gate` fails on every difference
+ * `write` makes openapi/versions/VERSION.yaml for every supported version but the newest, and the
+ * changelog docs/api-versions.md; `check` fails naming each made file that is stale or missing; `gate` fails on every difference
  * between a released version's made document and its released one that the allow-list does not
  * name, and on every allow-list entry that names none. Exit 1 on a failure, 2 on bad arguments.
  */
@@ -11,6 +11,7 @@ import YAML from 'yaml';
 import { projectRoot } from '../paths';
 import type { JsonObject } from '../versions/change';
 import { allowListFile, parseAllowList } from '../versions/allowed-differences';
+import { changelogFile, changelogText } from '../versions/changelog';
 import { formatDifference } from '../versions/document-diff';
 import { staleMadeDocuments, writeMadeDocuments } from '../versions/documents';
 import { runGate } from '../versions/gate';
@@ -33,19 +34,33 @@ const defaults: Context = {
   error: (line) => console.error(line),
 };
 
+/** Whether the changelog differs from what the registry makes of it. */
+function changelogStale(root: string, registry: readonly SupportedVersion[]): boolean {
+  const file = path.join(root, changelogFile);
+  return !fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== changelogText(registry);
+}
+
 function check({ root, registry, log, error }: Context, newest: JsonObject): number {
   const stale = staleMadeDocuments(newest, registry, root);
+  if (changelogStale(root, registry)) stale.push({ file: changelogFile, problem: 'stale' });
   for (const { file, problem } of stale) error(`${file}: ${problem}`);
   if (stale.length > 0) {
     error('Run `npm run -s versions -- write` and commit what it writes.');
     return 1;
   }
-  log(`The documents made for ${registry.length - 1} older version(s) are up to date.`);
+  log(
+    `The documents made for ${registry.length - 1} older version(s) and ${changelogFile} are up to date.`,
+  );
   return 0;
 }
 
 function write({ root, registry, log }: Context, newest: JsonObject): number {
   const touched = writeMadeDocuments(newest, registry, root);
+  if (changelogStale(root, registry)) {
+    fs.mkdirSync(path.join(root, path.dirname(changelogFile)), { recursive: true });
+    fs.writeFileSync(path.join(root, changelogFile), changelogText(registry));
+    touched.push(changelogFile);
+  }
   for (const file of touched) log(`wrote ${file}`);
   if (touched.length === 0) log('The made documents were up to date.');
   return 0;

@@ -61,12 +61,21 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-it('check names a missing or stale made document; write makes them up to date', () => {
+it('check names a missing or stale made document or changelog; write makes them up to date', () => {
   expect(run(['check'], context())).toBe(1);
-  expect(lines[0]).toBe('error: openapi/versions/2026-11-28.yaml: missing');
+  expect(lines.slice(0, 2)).toEqual([
+    'error: openapi/versions/2026-11-28.yaml: missing',
+    'error: docs/api-versions.md: stale',
+  ]);
   lines = [];
   expect(run(['write'], context())).toBe(0);
-  expect(lines).toEqual(['wrote openapi/versions/2026-11-28.yaml']);
+  expect(lines).toEqual(['wrote openapi/versions/2026-11-28.yaml', 'wrote docs/api-versions.md']);
+  // The changelog says, version by version, what each version's modules say.
+  const changelog = fs.readFileSync(path.join(root, 'docs', 'api-versions.md'), 'utf8');
+  expect(changelog).toMatch(
+    /## 2027-01-01\n\nReleased on 2027-01-01; supported\.\n\n- A thing has a size\./,
+  );
+  expect(changelog.indexOf('## 2027-01-01')).toBeLessThan(changelog.indexOf('## 2026-11-28'));
   lines = [];
   expect(run(['check'], context())).toBe(0);
 
