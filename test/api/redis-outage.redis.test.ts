@@ -93,11 +93,11 @@ it('waits on a frozen Redis no longer than its timeout, counts in memory meanwhi
   } finally {
     redis.thaw();
   }
-  await Promise.all(logs.map((log) => log.waitFor(connected, 2)));
+  await Promise.all(logs.map((log) => log.waitFor(connected, 2, 30_000)));
   expect((await requests(await newKey(), perMinute + 1)).statuses).toEqual([
     200, 200, 200, 200, 429,
   ]);
-});
+}, 60_000);
 
 it('keeps serving when Redis dies, then shares again once it is back', async () => {
   await redis.stop();
@@ -106,10 +106,11 @@ it('keeps serving when Redis dies, then shares again once it is back', async () 
   expect(slowestMs).toBeLessThan(1000);
   for (const log of logs) await log.waitFor(unavailable, 3);
 
-  // A new Redis: no counts from before.
+  // A new Redis: no counts from before. How soon the clients are back is the client's backoff and
+  // the machine's load (a loaded CI run took over 10 s): what matters is that they come back.
   await redis.start();
-  await Promise.all(logs.map((log) => log.waitFor(connected, 3)));
+  await Promise.all(logs.map((log) => log.waitFor(connected, 3, 30_000)));
   expect((await requests(await newKey(), perMinute + 1)).statuses).toEqual([
     200, 200, 200, 200, 429,
   ]);
-});
+}, 60_000);
