@@ -48,8 +48,9 @@ interface Tenant {
 }
 
 /**
- * The slots a tenant may hold when it comes, before any of its attempts has ended. Each attempt
- * that ends before the timeout adds one; each cut off by it halves them. So a tenant's slots grow
+ * The slots a tenant may hold when it comes, before any of its attempts has ended, and the fewest
+ * it is left. Each attempt that ends before the timeout adds one; each cut off by it halves them;
+ * and one endpoint holds all but one of them at most, so its tenant's other endpoints go on. So a tenant's slots grow
  * as its receivers answer, and receivers that hang hold two slots, not the share they had when
  * few tenants wanted slots: a slot is held until its attempt ends, and hanging ones end only at the
  * timeout (15 tenants of hanging receivers took all 64 slots for 10 s, issue 44).
@@ -248,7 +249,7 @@ export class DeliverySlots {
     tenant.window =
       this.now() - at < this.limits.timeoutMs
         ? Math.min(tenant.window + 1, this.limits.maxInFlight)
-        : Math.max(1, tenant.window >> 1);
+        : Math.max(initialWindow, tenant.window >> 1);
     this.forgetIfIdle(endpoint.endpointId);
     if (!this.leased.has(endpoint.endpointId)) return false;
     // Claimed in batches: more once there is room for half of what the endpoint may hold.
@@ -270,6 +271,14 @@ export class DeliverySlots {
       for (const endpointId of tenant.endpoints) {
         const endpoint = this.leased.get(endpointId)!;
         if (endpoint.queue.length === 0 || endpoint.inFlight >= maxInFlightPerEndpoint) continue;
+        // One endpoint holds at most all but one of its tenant's slots, so that the tenant's other
+        // endpoints are not held up behind its hanging receiver.
+        if (
+          endpoint.inFlight > 0 &&
+          endpoint.inFlight >= tenant.window - 1 &&
+          tenant.endpoints.size > 1
+        )
+          continue;
         if (this.now() - endpoint.renewedAt > this.limits.endpointLeaseMs) {
           this.drop(endpoint);
           continue;
