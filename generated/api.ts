@@ -14,7 +14,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -48,7 +48,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -92,7 +92,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -129,7 +129,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -160,7 +160,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -205,7 +205,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -261,7 +261,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -322,7 +322,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -371,7 +371,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -412,7 +412,7 @@ export interface paths {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -496,10 +496,17 @@ export interface components {
         TaskDescription: string | null;
         /**
          * @description `pending`: not started. `in_progress`: actively being worked on. `done`: completed.
+         *     `cancelled`: closed without being done.
          * @example in_progress
          * @enum {string}
          */
-        TaskStatus: "pending" | "in_progress" | "done";
+        TaskStatus: "pending" | "in_progress" | "done" | "cancelled";
+        /**
+         * @description When the task was closed (moved to `done` or `cancelled`), as a `Timestamp`; `null` while
+         *     it is `pending` or `in_progress`. A move between `done` and `cancelled` keeps it.
+         * @example null
+         */
+        CompletedAt: string | null;
         /**
          * @example {
          *       "project_id": "0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01",
@@ -564,7 +571,8 @@ export interface components {
          *       "description": "Two paragraphs and a screenshot.",
          *       "status": "pending",
          *       "created_at": "2026-11-21T09:31:12.456Z",
-         *       "updated_at": "2026-11-21T09:31:12.456Z"
+         *       "updated_at": "2026-11-21T09:31:12.456Z",
+         *       "completed_at": null
          *     }
          */
         Task: {
@@ -575,6 +583,7 @@ export interface components {
             status: components["schemas"]["TaskStatus"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+            completed_at: components["schemas"]["CompletedAt"];
         };
         /**
          * @description A new task; its status is always `pending`.
@@ -609,7 +618,8 @@ export interface components {
          *           "description": null,
          *           "status": "pending",
          *           "created_at": "2026-11-21T09:31:12.456Z",
-         *           "updated_at": "2026-11-21T09:31:12.456Z"
+         *           "updated_at": "2026-11-21T09:31:12.456Z",
+         *           "completed_at": null
          *         }
          *       ],
          *       "next_cursor": null
@@ -646,7 +656,8 @@ export interface components {
          *           "description": "Two paragraphs and a screenshot.",
          *           "status": "in_progress",
          *           "created_at": "2026-11-21T09:31:12.456Z",
-         *           "updated_at": "2026-11-21T10:02:40.789Z"
+         *           "updated_at": "2026-11-21T10:02:40.789Z",
+         *           "completed_at": null
          *         },
          *         "previous": {
          *           "status": "pending",
@@ -697,6 +708,7 @@ export interface components {
             description?: string | null;
             status?: components["schemas"]["TaskStatus"];
             updated_at?: components["schemas"]["Timestamp"];
+            completed_at?: components["schemas"]["CompletedAt"];
         };
         /**
          * @example {
@@ -740,6 +752,14 @@ export interface components {
          */
         WebhookSecretValue: string;
         /**
+         * @description A supported version of the contract (`GET /versions`). An endpoint's is the version its
+         *     deliveries are given in, each with an `Api-Version` header: set when it is made, from
+         *     the version of the request that made it, and changed with `PATCH`.
+         * @example 2026-12-15
+         * @enum {string}
+         */
+        ApiVersion: "2026-12-15" | "2026-11-28";
+        /**
          * @description Where the tenant's events are pushed. `disabled_reason` says why an endpoint is not
          *     `enabled`: `by_client` (a PATCH), `gone` (the receiver answered `410`) or `failing` (every
          *     attempt for 5 days failed); `null` while enabled. The secret is never shown here.
@@ -751,7 +771,8 @@ export interface components {
          *       "enabled": true,
          *       "disabled_reason": null,
          *       "created_at": "2026-11-23T12:00:00.000Z",
-         *       "updated_at": "2026-11-23T12:00:00.000Z"
+         *       "updated_at": "2026-11-23T12:00:00.000Z",
+         *       "api_version": "2026-12-15"
          *     }
          */
         WebhookEndpoint: {
@@ -764,6 +785,7 @@ export interface components {
             disabled_reason: "by_client" | "gone" | "failing" | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
         };
         /**
          * @description A webhook endpoint as registered, with its `secret` (shown in this answer only).
@@ -776,6 +798,7 @@ export interface components {
          *       "disabled_reason": null,
          *       "created_at": "2026-11-23T12:00:00.000Z",
          *       "updated_at": "2026-11-23T12:00:00.000Z",
+         *       "api_version": "2026-12-15",
          *       "secret": "whsec_vIkS7CEa8PZwLnblJkl0DJa+trm8i852HH59Gx7lqSM="
          *     }
          */
@@ -789,6 +812,7 @@ export interface components {
             disabled_reason: "by_client" | "gone" | "failing" | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+            api_version: components["schemas"]["ApiVersion"];
             secret: components["schemas"]["WebhookSecretValue"];
         };
         /**
@@ -819,6 +843,7 @@ export interface components {
             description?: components["schemas"]["WebhookDescription"];
             /** @description `false` stops deliveries; `true` sends what is still pending. */
             enabled?: boolean;
+            api_version?: components["schemas"]["ApiVersion"];
         };
         /**
          * @example {
@@ -1366,9 +1391,9 @@ export interface components {
          *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
          *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
          *     versions. `GET /versions` says what each version changed.
-         * @example 2026-11-28
+         * @example 2026-12-15
          */
-        ApiVersion: "2026-11-28";
+        ApiVersion: "2026-12-15";
         /**
          * @description The project's id.
          * @example 0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
@@ -1484,9 +1509,9 @@ export interface components {
          * @description The version the answer is given in: the request's `Api-Version`, or its key's. Every
          *     answer of `/v1` given in a version carries it, with `Vary: Api-Version`; answers given
          *     before the version is known (a `401`, the `400` of an unsupported version) carry none.
-         * @example 2026-11-28
+         * @example 2026-12-15
          */
-        ApiVersion: "2026-11-28";
+        ApiVersion: "2026-12-15";
         /**
          * @description The path of the resource just created.
          * @example /v1/projects/0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01
@@ -1564,7 +1589,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -1604,7 +1629,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -1667,7 +1692,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -1723,7 +1748,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -1777,7 +1802,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -1870,7 +1895,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -1917,7 +1942,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -1980,7 +2005,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2036,7 +2061,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2090,7 +2115,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2200,7 +2225,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -2256,7 +2281,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -2296,7 +2321,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2359,7 +2384,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2415,7 +2440,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2469,7 +2494,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2533,7 +2558,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /**
@@ -2610,7 +2635,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
@@ -2657,7 +2682,7 @@ export interface operations {
                  *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
                  *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
                  *     versions. `GET /versions` says what each version changed.
-                 * @example 2026-11-28
+                 * @example 2026-12-15
                  */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };

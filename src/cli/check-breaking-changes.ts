@@ -1,6 +1,9 @@
 /**
- * `npm run check:breaking`: compares openapi/openapi.yaml with the newest released document in
- * openapi/released/ and fails on a change that would break a client written against the release.
+ * `npm run check:breaking`: compares the newest released document in openapi/released/ with what
+ * serves its clients now, and fails on a change that would break a client written against the
+ * release. A release that is an API version's (versions.ts, `released`) is compared with that
+ * version's made document, since the newest version may break with it; any other, with
+ * openapi/openapi.yaml.
  * openapi-diff judges operations and request and response bodies; what it misses (parameters,
  * and removed fields, types and enum values in the shared schemas) is checked here.
  */
@@ -10,6 +13,8 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { openapiDocumentPath, projectRoot } from '../paths';
+import { madeDocumentsFolder } from '../versions/documents';
+import { versions } from '../versions/versions';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any part of any two documents
 type Node = Record<string, any>;
@@ -216,17 +221,32 @@ function newestRelease(folder: string): string {
   return newest.file;
 }
 
+/** The document that serves the clients of the release at `releasedPath` now. */
+function servingDocument(releasedPath: string): { file: string; version?: string } {
+  const owner = versions.find(
+    ({ released }) => released !== undefined && path.join(projectRoot, released) === releasedPath,
+  );
+  if (owner === undefined || owner === versions[0]) return { file: openapiDocumentPath };
+  const file = path.join(projectRoot, madeDocumentsFolder, `${owner.version}.yaml`);
+  return { file, version: owner.version };
+}
+
 function main(): void {
   const releasedPath = newestRelease(path.join(projectRoot, 'openapi', 'released'));
+  const serving = servingDocument(releasedPath);
   const read = (file: string) => YAML.parse(fs.readFileSync(file, 'utf8')) as Node;
-  const ours = findBreakingChanges(read(releasedPath), read(openapiDocumentPath));
-  const version = versionProblem(read(releasedPath), read(openapiDocumentPath));
+  const ours = findBreakingChanges(read(releasedPath), read(serving.file));
+  // A version's document is named by its date, and the gate holds it to the release.
+  const version =
+    serving.version === undefined
+      ? versionProblem(read(releasedPath), read(serving.file))
+      : undefined;
   if (version !== undefined) ours.push(version);
   // openapi-diff reports every addition in full: megabytes for a grown document, past spawnSync's
   // default buffer of 1 MB (which would kill it and read as a failure).
   const diff = spawnSync(
     path.join(projectRoot, 'node_modules', '.bin', 'openapi-diff'),
-    [releasedPath, openapiDocumentPath],
+    [releasedPath, serving.file],
     { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
   );
   const relative = path.relative(projectRoot, releasedPath);
@@ -240,7 +260,11 @@ function main(): void {
     );
   for (const change of ours) console.error(`breaking: ${change}`);
   if (diff.status !== 0 || ours.length > 0) process.exit(1);
-  console.log(`No breaking change against ${relative}.`);
+  const against =
+    serving.version === undefined
+      ? ''
+      : ` (version ${serving.version}, ${path.relative(projectRoot, serving.file)})`;
+  console.log(`No breaking change against ${relative}${against}.`);
 }
 
 if (require.main === module) main();

@@ -11,11 +11,12 @@ type EventType = components['schemas']['EventType'];
 type Event = components['schemas']['Event'];
 type TaskStatus = components['schemas']['TaskStatus'];
 
-/** `task.updated` moves the task on: pending → in_progress → done → pending. */
+/** `task.updated` moves the task on: pending → in_progress → done → pending, cancelled → pending. */
 const nextStatus: Record<TaskStatus, TaskStatus> = {
   pending: 'in_progress',
   in_progress: 'done',
   done: 'pending',
+  cancelled: 'pending',
 };
 
 async function projectId(tenant: InteractionTenant): Promise<string> {

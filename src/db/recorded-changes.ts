@@ -4,6 +4,7 @@
  */
 import type { components } from '../../generated/api';
 import { changedFields, type EventLog } from './event-log';
+import type { DbTimestamp } from './timestamps';
 import type { WriteContext } from './transactions';
 import {
   changeVersioned,
@@ -31,9 +32,11 @@ export function recordedChanges<
     projectOf: (resource: Resource) => string;
     scoped: (tenantId: string, id: string) => Scoped;
     locked: (tenantId: string, id: string) => LockingRead<Row>;
+    /** Columns that follow from the row as it was and the changes (a task's completed_at). */
+    derived?: (before: Row, changes: Changes, updatedAt: DbTimestamp) => Partial<Row>;
   },
 ) {
-  const { resource, toResource, projectOf, scoped, locked } = spec;
+  const { resource, toResource, projectOf, scoped, locked, derived } = spec;
   return {
     /** Applies the changes; undefined when the tenant has no such resource, 412 when the condition fails. */
     async update(
@@ -47,7 +50,12 @@ export function recordedChanges<
         write.trx,
         scoped(tenantId, id),
         locked(tenantId, id),
-        changes,
+        derived
+          ? (before: Row, updatedAt: DbTimestamp) => ({
+              ...changes,
+              ...derived(before, changes, updatedAt),
+            })
+          : changes,
         condition,
         resource,
       );

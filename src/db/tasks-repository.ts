@@ -9,6 +9,7 @@ import { selectPage } from './keyset';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
 import { recordedChanges } from './recorded-changes';
+import { completedAt } from './task-completion';
 import { lockingRead, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
@@ -35,6 +36,7 @@ interface TaskRow {
   status: TaskStatus;
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
+  completed_at: DbTimestamp | null;
   version: number;
   [column: string]: unknown;
 }
@@ -52,6 +54,7 @@ function toTask(row: TaskRow): Task {
     status: row.status,
     created_at: fromDbTimestamp(row.created_at),
     updated_at: fromDbTimestamp(row.updated_at),
+    completed_at: row.completed_at === null ? null : fromDbTimestamp(row.completed_at),
   };
 }
 
@@ -112,6 +115,10 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     projectOf: (task) => task.project_id,
     scoped: taskOfTenant,
     locked: lockedTaskRow,
+    derived: (before, changes, updatedAt) =>
+      changes.status === undefined
+        ? {}
+        : { completed_at: completedAt(before, changes.status, updatedAt) },
   });
 
   return translatingErrors({
@@ -130,6 +137,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         status: 'pending',
         created_at: now,
         updated_at: now,
+        completed_at: null,
         version: 1,
       };
       const bindings = insertedColumns.flatMap((column) =>

@@ -61,26 +61,24 @@ export async function changeVersioned<Row extends VersionedRow>(
   trx: Transaction,
   scoped: Scoped,
   read: LockingRead<Row>,
-  changes: object,
+  changes: object | ((row: Row, updatedAt: DbTimestamp) => object),
   condition: VersionCondition,
   resource: Resource,
 ): Promise<RowChange<Row> | undefined> {
   const row = await readForChange(trx, read, condition, resource);
   if (row === undefined) return undefined;
   const now = nowForDb();
-  const changed: Row = {
-    ...row,
-    ...changes,
-    updated_at: row.created_at > now ? row.created_at : now,
-    version: row.version + 1,
-  };
+  const updatedAt = row.created_at > now ? row.created_at : now;
+  // A function when a column follows from the row as it was (a task's completed_at).
+  if (typeof changes === 'function') changes = changes(row, updatedAt);
+  const changed: Row = { ...row, ...changes, updated_at: updatedAt, version: row.version + 1 };
   // Not waited for (the await matters only with LIBRARY_SHIMS=off): it goes with the change's event and COMMIT. On one server the row is locked,
   // so it cannot miss; on a Galera node, where that lock does not hold another node off, it goes
   // alone, and a miss stops the transaction before anything after it is sent.
   await trx.later({
     ...scoped(trx)
       .where('version', row.version)
-      .update({ ...changes, updated_at: changed.updated_at, version: changed.version })
+      .update({ ...(changes as object), updated_at: changed.updated_at, version: changed.version })
       .toSQL(),
     answerMeans: (result) => (affectedRows(result) === 0 ? new WriteConflictError() : undefined),
   });

@@ -2,6 +2,7 @@
  * Handler types, all derived from the generated `operations`: a handler takes the request as
  * the document describes it (already validated) and returns one of its success responses.
  */
+import type { ApiVersion } from '../versions/versions';
 import type { operations, paths } from '../../generated/api';
 import type { Principal } from '../db/api-keys-repository';
 import type { WriteContext } from '../db/transactions';
@@ -63,6 +64,8 @@ export interface OperationInput<K extends OperationId> {
   query: QueryParams<K>;
   headers: HeaderParams<K>;
   body: RequestBody<K>;
+  /** The API version the request is made in (its `Api-Version`, else its key's). */
+  apiVersion: ApiVersion;
   /** The transaction a change is made in; none for a read. */
   write: K extends WriteOperationId ? WriteContext : undefined;
   /** Aborts when the client leaves before its answer (made when first asked for). */

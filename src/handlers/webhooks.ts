@@ -16,6 +16,7 @@ export function webhookHandlers(
   const createWebhookEndpoint: OperationHandler<'createWebhookEndpoint'> = async ({
     principal,
     body,
+    apiVersion,
     write,
   }) => {
     const endpoint = await webhookEndpoints.create(
@@ -25,6 +26,7 @@ export function webhookHandlers(
         eventTypes: body.event_types ?? null,
         description: body.description ?? '',
         secret: newSecret(),
+        apiVersion,
       },
       endpointsPerTenant,
       write,

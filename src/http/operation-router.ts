@@ -85,6 +85,7 @@ function toOperationHandler<K extends OperationId>(
       query: context.request.query,
       headers,
       body: context.request.requestBody,
+      apiVersion: exchange.requestContext.apiVersion,
       write,
       clientGone: exchange.clientGone,
     }) as Input;

@@ -77,3 +77,30 @@ export function removeProperty(document: JsonObject, pointer: string, property: 
     if (schema.required.length === 0) delete schema.required;
   }
 }
+
+/** Calls `visit` on every object within `value`, itself included, outermost first. */
+export function eachObject(value: Json | undefined, visit: (object: JsonObject) => void): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) eachObject(item, visit);
+    return;
+  }
+  visit(value);
+  for (const inner of Object.values(value)) eachObject(inner, visit);
+}
+
+/**
+ * Calls `visit` on every object within the document's examples (`example`, and the `value` of
+ * each of `examples`), so a change can make them what the older version sent: its mock answers
+ * with them.
+ */
+export function eachExampleObject(document: JsonObject, visit: (object: JsonObject) => void): void {
+  eachObject(document, (object) => {
+    if ('example' in object) eachObject(object.example, visit);
+    const examples = object.examples;
+    if (examples !== null && typeof examples === 'object' && !Array.isArray(examples))
+      for (const example of Object.values(examples))
+        if (example !== null && typeof example === 'object' && !Array.isArray(example))
+          eachObject(example.value, visit);
+  });
+}

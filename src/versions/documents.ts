@@ -10,11 +10,8 @@ import { projectRoot } from '../paths';
 import { objectAt, type JsonObject } from './change';
 import { changesSince, versions, type SupportedVersion } from './versions';
 
-/** Where a document names the version it describes, besides `info.version`: the `Api-Version` header's values. */
-const versionEnums = [
-  '/components/parameters/ApiVersion/schema',
-  '/components/headers/ApiVersion/schema',
-];
+/** Where a document names the version it describes, besides `info.version`: the `Api-Version` header's. */
+const versionHeaders = ['/components/parameters/ApiVersion', '/components/headers/ApiVersion'];
 
 /**
  * A deep copy of the newest document with every change newer than `version` undone, newest first,
@@ -30,14 +27,15 @@ export function documentFor(
   for (const change of changesSince(version, registry)) document = change.document(document);
   const info = (document.info ?? {}) as JsonObject;
   document.info = { ...info, version };
-  for (const pointer of versionEnums) {
-    let schema: JsonObject | undefined;
+  for (const pointer of versionHeaders) {
+    let header: JsonObject | undefined;
     try {
-      schema = objectAt(document, pointer);
+      header = objectAt(document, pointer);
     } catch {
       continue; // a document without the header (the tests' small ones) names no version there
     }
-    schema.enum = [version];
+    header.schema = { ...(header.schema as JsonObject), enum: [version] };
+    if ('example' in header) header.example = version;
   }
   return document;
 }
@@ -55,7 +53,12 @@ export interface MadeDocument {
 export function madeDocumentText(document: JsonObject): string {
   const origin = `# Made by \`npm run -s versions -- write\` from openapi/openapi.yaml and src/versions/: do not edit.\n`;
   // No folded lines and no anchors: the file reads like the hand-written one and diffs plainly.
-  return origin + YAML.stringify(document, { lineWidth: 0, aliasDuplicateObjects: false });
+  // Written as YAML 1.1, so that a string a YAML 1.1 reader (js-yaml: Prism, openapi-diff) would
+  // take for a date or a boolean (2026-11-28, yes) is quoted.
+  return (
+    origin +
+    YAML.stringify(document, { lineWidth: 0, aliasDuplicateObjects: false, version: '1.1' })
+  );
 }
 
 /** Every supported version's document but the newest's (which is openapi/openapi.yaml itself). */

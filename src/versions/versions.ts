@@ -4,6 +4,8 @@
  * that introduced it; `npm run -s versions -- write` then makes the older versions' documents.
  */
 import type { VersionChange } from './change';
+import { cancelledTasks } from './changes/cancelled-tasks';
+import { webhookEndpointVersions } from './changes/webhook-endpoint-versions';
 
 export interface SupportedVersion {
   /** `YYYY-MM-DD`: what `Api-Version` names. */
@@ -20,6 +22,12 @@ export interface SupportedVersion {
 }
 
 export const versions: readonly SupportedVersion[] = [
+  {
+    version: '2026-12-15',
+    releasedOn: '2026-12-15',
+    status: 'supported',
+    changes: [cancelledTasks, webhookEndpointVersions],
+  },
   {
     // The contract of document 1.5.0, exactly as released: the interface's own version.
     version: '2026-11-28',

@@ -4,6 +4,9 @@ import type { ClaimedDelivery, EventToSend } from './delivery-queue-repository';
 import type { Attempt, AttemptResult, WebhookClient } from './http-client';
 import { outcomeLabel, type WebhookMetrics } from './attempt-metrics';
 import { signatureHeader } from './signer';
+import type { JsonObject } from '../versions/change';
+import { eventDown } from '../versions/migrate';
+import { newestVersion } from '../versions/versions';
 
 /** An attempt that ended before it began. */
 export const settled = (result: AttemptResult): Attempt => ({
@@ -12,8 +15,17 @@ export const settled = (result: AttemptResult): Attempt => ({
 });
 
 /**
- * Sends the event to the endpoint, signed (Standard Webhooks: the event's id is the webhook-id,
- * the same in every attempt); an event no longer kept fails without a request.
+ * The event's JSON in the endpoint's version: as stored (the newest version's shape, byte for
+ * byte) for an endpoint on the newest, otherwise brought down to its version.
+ */
+function bodyIn(apiVersion: string, json: string): string {
+  if (apiVersion === newestVersion) return json;
+  return JSON.stringify(eventDown(apiVersion, JSON.parse(json) as JsonObject));
+}
+
+/**
+ * Sends the event to the endpoint in its version, signed as sent (Standard Webhooks: the event's
+ * id is the webhook-id, the same in every attempt); an event no longer kept fails without a request.
  */
 export function sendSigned(
   sender: WebhookClient,
@@ -21,15 +33,17 @@ export function sendSigned(
   event: EventToSend | undefined,
 ): Attempt {
   if (event === undefined) return settled({ error: 'event no longer kept', durationMs: 0 });
+  const body = bodyIn(delivery.apiVersion, event.json);
   const timestamp = new Date();
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'task-tracker-webhooks/1.3',
+    'api-version': delivery.apiVersion,
     'webhook-id': delivery.eventId,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-    'webhook-signature': signatureHeader(delivery.eventId, timestamp, event.json, delivery.secrets),
+    'webhook-signature': signatureHeader(delivery.eventId, timestamp, body, delivery.secrets),
   };
-  return sender.post(delivery.url, headers, event.json);
+  return sender.post(delivery.url, headers, body);
 }
 
 /** The URL's scheme, host and port: what a log line may say of a receiver (a path or query may hold a token). */

@@ -67,6 +67,7 @@ export interface ClaimRow {
   previous_secret: string | null;
   previous_secret_until: DbTimestamp | null;
   failing_since: DbTimestamp | null;
+  api_version: string;
 }
 
 export function toClaimed(
@@ -87,6 +88,7 @@ export function toClaimed(
     eventId: row.event_id,
     eventType: row.event_type,
     attempt: Number(row.attempt),
+    apiVersion: row.api_version,
   };
 }
 
@@ -118,6 +120,7 @@ export function deliveryQueueRepository(knex: Knex) {
         'w.previous_secret',
         'w.previous_secret_until',
         'w.failing_since',
+        'w.api_version',
       )
       .orderBy([
         { column: 'webhook_deliveries.next_attempt_at' },

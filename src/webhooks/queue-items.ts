@@ -26,6 +26,8 @@ export interface ClaimedDelivery {
   eventId: string;
   eventType: EventType;
   attempt: number;
+  /** The endpoint's API version when the attempt was claimed: the event is given in it. */
+  apiVersion: string;
 }
 
 /** An attempt's event as it is sent: its JSON as the feed shows it, and when it was made (ISO). */

@@ -13,6 +13,7 @@ import { selectPage } from '../db/keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import type { QuerySource, Transaction, WriteContext } from '../db/transactions';
 import { lockingRead, type VersionCondition, type Versioned } from '../db/versioned';
+import type { ApiVersion } from '../versions/versions';
 import { rotation } from './webhook-secrets';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -26,6 +27,8 @@ export interface NewWebhookEndpoint {
   eventTypes: EventType[] | null;
   description: string;
   secret: string;
+  /** The version its deliveries are given in: the version of the request that made it. */
+  apiVersion: ApiVersion;
 }
 
 export interface WebhookEndpointRow {
@@ -43,6 +46,7 @@ export interface WebhookEndpointRow {
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
   version: number;
+  api_version: ApiVersion;
   [column: string]: unknown;
 }
 
@@ -60,6 +64,7 @@ function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     disabled_reason: row.disabled_reason,
     created_at: fromDbTimestamp(row.created_at),
     updated_at: fromDbTimestamp(row.updated_at),
+    api_version: row.api_version as WebhookEndpoint['api_version'],
   };
 }
 
@@ -152,6 +157,7 @@ export function webhookEndpointsRepository(knex: Knex) {
         created_at: now,
         updated_at: now,
         version: 1,
+        api_version: endpoint.apiVersion,
       };
       await trx('webhook_endpoints').insert(row);
       return { value: { ...toEndpoint(row), secret: endpoint.secret }, version: 1 };
@@ -206,6 +212,7 @@ export function webhookEndpointsRepository(knex: Knex) {
       if (changes.url !== undefined) columns.url = changes.url;
       if (changes.event_types !== undefined) columns.event_types = storedTypes(changes.event_types);
       if (changes.description !== undefined) columns.description = changes.description;
+      if (changes.api_version !== undefined) columns.api_version = changes.api_version;
       if (changes.enabled === false && row.enabled)
         Object.assign(columns, { enabled: false, disabled_reason: 'by_client' });
       if (changes.enabled === true && !row.enabled)

@@ -34,7 +34,7 @@ export interface PlanningClaim {
   rooms: ReadonlyMap<string, number>;
 }
 
-/** What a claim reads of an endpoint: its address, secrets and health. */
+/** What a claim reads of an endpoint: its address, secrets, health and version. */
 const claimColumns = [
   'url',
   'tenant_id',
@@ -43,6 +43,7 @@ const claimColumns = [
   'previous_secret',
   'previous_secret_until',
   'failing_since',
+  'api_version',
 ] as const;
 
 export function webhookPlanningRepository(knex: Knex) {

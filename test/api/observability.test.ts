@@ -1,3 +1,4 @@
+import { newestVersion } from '../../src/versions/versions';
 import { loadDocument } from '../../src/http/document';
 import { capturedLog } from '../support/captured-log';
 import { startTestService, type TestService } from '../support/test-service';
@@ -74,7 +75,7 @@ describe('request logs', () => {
       method: 'PATCH',
       route: '/v1/projects/{project_id}',
       operation: 'updateProject',
-      api_version: '2026-11-28',
+      api_version: newestVersion,
       status: 200,
       request_id: 'log-me',
     });

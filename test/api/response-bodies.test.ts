@@ -92,6 +92,7 @@ describe('response bodies', () => {
       status: 'pending',
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
+      completed_at: null,
     };
     expect(JSON.parse(writeBody(reply(200, task), 'getTask', 'r')!)).toEqual(task);
     expect(

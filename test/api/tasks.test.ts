@@ -28,7 +28,7 @@ async function newTask(title = 'Write the announcement') {
 }
 
 describe('POST /v1/tasks', () => {
-  it('creates a pending task with exactly the seven fields, updated_at equal to created_at', async () => {
+  it('creates a pending task with exactly its eight fields, updated_at equal to created_at, completed_at null', async () => {
     const { data, response } = await api.client(key).POST('/v1/tasks', {
       body: {
         project_id: projectId,
@@ -37,20 +37,24 @@ describe('POST /v1/tasks', () => {
       },
     });
     expect(response.status).toBe(201);
-    expect(Object.keys(data!).sort()).toEqual([
-      'created_at',
-      'description',
-      'project_id',
-      'status',
-      'task_id',
-      'title',
-      'updated_at',
-    ]);
+    expect(Object.keys(data!).sort()).toEqual(
+      [
+        'created_at',
+        'description',
+        'project_id',
+        'status',
+        'task_id',
+        'title',
+        'updated_at',
+        'completed_at',
+      ].sort(),
+    );
     expect(data).toMatchObject({
       project_id: projectId,
       title: 'Write the announcement',
       description: 'Two paragraphs',
       status: 'pending',
+      completed_at: null,
     });
     expect(data!.created_at).toMatch(timestamp);
     expect(data!.updated_at).toBe(data!.created_at);
@@ -199,18 +203,26 @@ describe('PATCH /v1/tasks/{task_id}', () => {
     ['done', 'in_progress'],
     ['in_progress', 'pending'],
     ['pending', 'pending'],
+    ['in_progress', 'cancelled'],
+    ['done', 'cancelled'],
+    ['cancelled', 'done'],
+    ['cancelled', 'in_progress'],
   ] as const;
+  const closed = (status: string) => status === 'done' || status === 'cancelled';
 
   it.each(transitions)(
-    'moves a task from %s to %s, answering the whole task with a new updated_at',
+    'moves a task from %s to %s, answering the whole task with a new updated_at, and completed_at set on closing, kept while closed, cleared on opening',
     async (from, to) => {
       const task = await newTask();
       const client = api.client(key);
+      let before = task;
       if (from !== 'pending')
-        await client.PATCH('/v1/tasks/{task_id}', {
-          params: { path: { task_id: task.task_id } },
-          body: { status: from },
-        });
+        before = (
+          await client.PATCH('/v1/tasks/{task_id}', {
+            params: { path: { task_id: task.task_id } },
+            body: { status: from },
+          })
+        ).data!;
       await new Promise((resolve) => setTimeout(resolve, 3));
       const { data, response } = await client.PATCH('/v1/tasks/{task_id}', {
         params: { path: { task_id: task.task_id } },
@@ -221,7 +233,9 @@ describe('PATCH /v1/tasks/{task_id}', () => {
         ...task,
         status: to,
         updated_at: expect.stringMatching(timestamp),
+        completed_at: closed(to) ? (closed(from) ? before.completed_at : data!.updated_at) : null,
       });
+      expect(before.completed_at).toBe(closed(from) ? before.updated_at : null);
       expect(data!.updated_at > task.updated_at).toBe(true);
       const read = await client.GET('/v1/tasks/{task_id}', {
         params: { path: { task_id: task.task_id } },
@@ -262,7 +276,7 @@ describe('PATCH /v1/tasks/{task_id}', () => {
     expect(bad.json.errors).toEqual([
       expect.objectContaining({
         pointer: '/status',
-        message: 'must be one of: pending, in_progress, done',
+        message: 'must be one of: pending, in_progress, done, cancelled',
       }),
     ]);
   });

@@ -5,6 +5,7 @@
  * receiver that hangs, a redirect; rotation; redelivery; disabling and deleting; an endpoint
  * failing for 5 days; connections kept alive.
  */
+import { newestVersion } from '../../src/versions/versions';
 import { Webhook } from 'standardwebhooks';
 import type { components } from '../../generated/api';
 import { toDbTimestamp } from '../../src/db/timestamps';
@@ -120,6 +121,8 @@ describe('endpoints', () => {
       disabled_reason: null,
       created_at: expect.any(String),
       updated_at: endpoint.created_at,
+      // The version of the request that made it: a new tenant's, the newest.
+      api_version: newestVersion,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     expect(created.response.headers.get('location')).toBe(

@@ -113,25 +113,32 @@ it("shows each key's API version, pins a key with --api-version or set-version, 
       .split('\n')
       .filter((l) => l.includes('\tumbrella\t'))
       .map((l) => l.split('\t')[6]);
-  expect(await versions()).toEqual(['2026-11-28', '2026-11-28 (pinned)']);
+  // A new tenant is on the newest version; the key pinned otherwise keeps its own.
+  expect(await versions()).toEqual(['2026-12-15', '2026-11-28 (pinned)']);
 
   const moved = await apikey('set-version', '--tenant', 'umbrella', '2026-11-28');
   expect([moved.status, moved.lastLine]).toEqual([
     0,
     'Tenant umbrella is on API version 2026-11-28, with its keys not pinned otherwise.',
   ]);
-  const keyId = (await apikey('list')).stdout
-    .split('\n')
-    .find((l) => l.includes('\tumbrella\t'))!
-    .split('\t')[0];
-  expect((await apikey('set-version', keyId, '2026-11-28')).lastLine).toBe(
-    `Key ${keyId} is pinned to API version 2026-11-28.`,
-  );
-  expect(await versions()).toEqual(['2026-11-28 (pinned)', '2026-11-28 (pinned)']);
+  expect(await versions()).toEqual(['2026-11-28', '2026-11-28 (pinned)']);
   const answer = await fetch(`${service.url}/v1/projects`, {
     headers: { Authorization: `Bearer ${following}` },
   });
   expect(answer.headers.get('api-version')).toBe('2026-11-28');
+
+  const keyId = (await apikey('list')).stdout
+    .split('\n')
+    .find((l) => l.includes('\tumbrella\t'))!
+    .split('\t')[0];
+  expect((await apikey('set-version', keyId, '2026-12-15')).lastLine).toBe(
+    `Key ${keyId} is pinned to API version 2026-12-15.`,
+  );
+  expect(await versions()).toEqual(['2026-12-15 (pinned)', '2026-11-28 (pinned)']);
+  const pinnedAnswer = await fetch(`${service.url}/v1/projects`, {
+    headers: { Authorization: `Bearer ${following}` },
+  });
+  expect(pinnedAnswer.headers.get('api-version')).toBe('2026-12-15');
 });
 
 it.each([
@@ -142,7 +149,7 @@ it.each([
   [['create', '--tenant', 'acme', '--expires-in', 'soon'], /--expires-in/],
   [
     ['create', '--tenant', 'acme', '--api-version', '2025-01-01'],
-    /supported versions are 2026-11-28/,
+    /supported versions are 2026-12-15, 2026-11-28/,
   ],
   [['set-version', '--tenant', 'acme'], /set-version needs/],
   [['set-version', '--tenant', 'nobody-here', '2026-11-28'], /no tenant nobody-here/],

@@ -234,7 +234,7 @@ describe('breaking changes to the working document', () => {
     ],
     [
       'a task status',
-      (d: any) => (schemas(d).TaskStatus.enum = ['pending', 'done']),
+      (d: any) => (schemas(d).TaskStatus.enum = ['pending', 'done', 'cancelled']),
       'schema TaskStatus: enum value(s) in_progress removed',
     ],
     [

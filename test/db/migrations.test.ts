@@ -131,3 +131,84 @@ it('counts the webhook endpoints each tenant had before counting began, none for
     { tenant_id: tenants[0], endpoints: 3 },
   ]);
 });
+
+it('brings data made before version 2026-12-15 into it: done tasks closed when last changed, their events alike, endpoints on 2026-11-28', async () => {
+  const added = [
+    '20261204140000-add-tasks-cancelled-and-completed-at',
+    '20261204140100-fill-events-completed-at',
+    '20261204140200-add-webhook-endpoints-api-version',
+  ];
+  for (const name of [...added].reverse()) await knex.migrate.down({ name });
+  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
+  const [created, changed] = ['2026-11-20 10:00:00.000', '2026-11-21 11:30:00.250'];
+  await knex('tenants').insert({ tenant_id, name: 'before-versions', created_at: created });
+  await knex('projects').insert({
+    project_id,
+    tenant_id,
+    name: 'p',
+    description: '',
+    created_at: created,
+    updated_at: created,
+  });
+  const task = (status: string) => ({
+    task_id: uuidv7(),
+    project_id,
+    title: status,
+    description: null,
+    status,
+    created_at: created,
+    updated_at: changed,
+  });
+  const [done, open] = [task('done'), task('in_progress')];
+  await knex('tasks').insert([done, open]);
+  const shown = (row: typeof done) => ({
+    ...row,
+    created_at: '2026-11-20T10:00:00.000Z',
+    updated_at: '2026-11-21T11:30:00.250Z',
+  });
+  const event = (row: typeof done, type: string) => ({
+    event_id: uuidv7(),
+    tenant_id,
+    sequence: null,
+    type,
+    project_id,
+    request_id: 'r',
+    data: JSON.stringify({ object: shown(row) }),
+    created_at: changed,
+  });
+  const events = [event(done, 'task.updated'), event(open, 'task.created')];
+  await knex('events').insert(events);
+  const endpoint_id = uuidv7();
+  await knex('webhook_endpoints').insert({
+    webhook_endpoint_id: endpoint_id,
+    tenant_id,
+    url: 'https://hooks.example.com/x',
+    event_types: null,
+    description: '',
+    enabled: true,
+    disabled_reason: null,
+    secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+    created_at: created,
+    updated_at: created,
+  });
+
+  for (const name of added) await knex.migrate.up({ name });
+  const closed = await knex('tasks').whereIn('task_id', [done.task_id, open.task_id]);
+  expect(
+    Object.fromEntries(
+      closed.map((row) => [row.status, row.completed_at && String(row.completed_at)]),
+    ),
+  ).toEqual({ done: changed, in_progress: null });
+  const stored = await knex('events').whereIn(
+    'event_id',
+    events.map((e) => e.event_id),
+  );
+  expect(
+    Object.fromEntries(stored.map((row) => [row.type, JSON.parse(row.data).object.completed_at])),
+  ).toEqual({ 'task.updated': '2026-11-21T11:30:00.250Z', 'task.created': null });
+  expect(
+    (await knex('webhook_endpoints').where('webhook_endpoint_id', endpoint_id).first()).api_version,
+  ).toBe('2026-11-28');
+  // And a task can now be cancelled.
+  await knex('tasks').where('task_id', open.task_id).update({ status: 'cancelled' });
+});

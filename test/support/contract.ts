@@ -5,18 +5,22 @@
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { loadDocument } from '../../src/http/document';
+import { madeVersionSet } from '../../src/http/older-versions';
 
-// For its router and dereferenced document only: the ajv below checks the responses, and the
-// linters and test/contract check the document, so openapi-backend builds no validators of its own.
-const api = new OpenAPIBackend({
-  definition: loadDocument().definition,
-  quick: true,
-  validate: false,
-});
-const ready = api.init();
+// For their routers and dereferenced documents only: the ajv below checks the responses, and the
+// linters and test/contract check the documents, so openapi-backend builds no validators of its own.
+// An answer is checked against the document of the version it names (Api-Version), the newest's
+// when it names none.
+const backendOf = (definition: Document) =>
+  new OpenAPIBackend({ definition, quick: true, validate: false });
+const newest = backendOf(loadDocument().definition);
+const older = new Map(
+  [...madeVersionSet().documents].map(([version, definition]) => [version, backendOf(definition)]),
+);
+const ready = Promise.all([newest, ...older.values()].map((backend) => backend.init()));
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true, coerceTypes: false }));
 const compiled = new Map<object, ValidateFunction>();
 
@@ -31,6 +35,7 @@ function validatorFor(schema: object): ValidateFunction {
 
 /** The documented response for this request and status, and where it is documented. */
 function documentedResponse(
+  api: OpenAPIBackend,
   method: string,
   path: string,
   status: number,
@@ -77,7 +82,9 @@ export async function assertConformsToContract(
   received: ReceivedResponse,
 ): Promise<void> {
   await ready;
-  const { response, where } = documentedResponse(method.toLowerCase(), path, received.status);
+  const version = received.headers.get('api-version');
+  const api = (version !== null && older.get(version)) || newest;
+  const { response, where } = documentedResponse(api, method.toLowerCase(), path, received.status);
   const problems: string[] = [];
 
   for (const [name, header] of Object.entries(response.headers ?? {}) as Array<

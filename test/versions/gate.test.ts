@@ -140,18 +140,16 @@ describe('the gate on the real documents', () => {
 
   it('fails on a property added to a response schema', () => {
     const document = newest() as any;
-    document.components.schemas.Task.properties.completed_at = {
-      $ref: '#/components/schemas/Timestamp',
-    };
-    expectFound(document, ['2026-11-28 added /components/schemas/Task/properties/completed_at']);
+    document.components.schemas.Task.properties.due_on = { type: 'string', nullable: true };
+    expectFound(document, ['2026-11-28 added /components/schemas/Task/properties/due_on']);
   });
 
   it('fails on an enum value removed or added', () => {
     const removed = newest() as any;
-    removed.components.schemas.TaskStatus.enum = ['pending', 'done'];
+    removed.components.schemas.TaskStatus.enum = ['pending', 'done', 'cancelled'];
     expectFound(removed, ['2026-11-28 removed /components/schemas/TaskStatus/enum/1']);
     const added = newest() as any;
-    added.components.schemas.TaskStatus.enum.push('cancelled');
+    added.components.schemas.TaskStatus.enum.push('blocked');
     expectFound(added, ['2026-11-28 added /components/schemas/TaskStatus/enum/3']);
   });
 

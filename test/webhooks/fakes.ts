@@ -3,6 +3,7 @@
  * rules of the real one (an attempt is claimed by one claim at a time, an outcome is kept only
  * under its claim), and the sender answers as the test says, at once or when it is told to.
  */
+import { newestVersion } from '../../src/versions/versions';
 import type { Logger } from 'pino';
 import type {
   ClaimedDelivery,
@@ -125,6 +126,7 @@ export class FakeQueue implements DeliveryQueue {
         eventId: row.eventId,
         eventType: 'task.created',
         attempt: row.attempt,
+        apiVersion: newestVersion,
       };
     });
   }

@@ -4,11 +4,10 @@
  * everywhere (answers, lists, the feed, webhooks, `data.previous`), `completed_at` is absent, the
  * list's `status=done` also finds cancelled tasks, and `cancelled` sent is refused by its document
  * (a 400 naming `/status`).
- *
- * Not yet listed in versions.ts: version 2026-12-15 is listed with it once the service stores and
- * answers cancelled tasks and renders events per reader (issue 45's next step).
  */
 import {
+  eachExampleObject,
+  objectAt,
   removeEnumValue,
   removeProperty,
   type Json,
@@ -48,8 +47,16 @@ export const cancelledTasks: VersionChange = {
 
   document(newer) {
     removeEnumValue(newer, '/components/schemas/TaskStatus', 'cancelled');
+    const status = objectAt(newer, '/components/schemas/TaskStatus');
+    if ('description' in status)
+      status.description =
+        '`pending`: not started. `in_progress`: actively being worked on. `done`: completed.\n';
     removeProperty(newer, '/components/schemas/Task', 'completed_at');
     removeProperty(newer, '/components/schemas/PreviousValues', 'completed_at');
+    delete objectAt(newer, '/components/schemas').CompletedAt;
+    eachExampleObject(newer, (object) => {
+      if ('task_id' in object || 'completed_at' in object) taskDown(object);
+    });
     return newer;
   },
 
