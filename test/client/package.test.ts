@@ -121,7 +121,7 @@ it('works from ESM', () => {
 it('type-checks with tsc from its .d.ts, and refuses what the document does not allow', () => {
   fs.writeFileSync(
     path.join(app, 'use.ts'),
-    `import { createClient, isProblem, type TypedEvent } from '@task-tracker/client';
+    `import { createClient, isProblem, type Task, type TypedEvent } from '@task-tracker/client';
 import { verifyWebhook } from '@task-tracker/client/webhooks';
 export async function use(headers: Record<string, string | string[] | undefined>, body: string): Promise<string> {
   const client = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x' });
@@ -142,7 +142,13 @@ export async function use(headers: Record<string, string | string[] | undefined>
   const outcome: 'deleted' | 'deleted or already absent' = await client.tasks.delete('t', { ifMatch: same });
   const { response } = await client.tasks.update('t', { status: 'done' }, { ifMatch: held }).withResponse();
   if (response.status === 200) return outcome;
-  return '';
+  // @ts-expect-error: without apiVersion, a task is 2026-11-28's, which has no completed_at
+  held.completed_at;
+  const newest = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x', apiVersion: '2026-12-15' });
+  const cancelled: Task<'2026-12-15'> = await newest.tasks.update('t', { status: 'cancelled' });
+  // @ts-expect-error: a version the kit does not know
+  createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x', apiVersion: '2027-01-01' });
+  return cancelled.completed_at ?? '';
 }
 `,
   );

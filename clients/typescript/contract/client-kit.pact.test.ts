@@ -2,11 +2,13 @@
  * The client kit's own contract: what `@task-tracker/client` sends and what it relies on in the
  * answers, as Pact consumer tests. They write `task-tracker-client-kit-task-tracker.json` into
  * PACT_DIR (default clients/typescript/pacts), which `make test` verifies against the service with
- * `npm run -s contract -- verify-pact`, so the kit and the service cannot drift apart.
+ * `npm run -s contract -- verify-pact`, so the kit and the service cannot drift apart. Every request
+ * names its API version (`Api-Version`), which verify-pact and check-pact check it in: a kit made
+ * without `apiVersion` is in `2026-11-28`, one made with it in that version.
  */
 import path from 'node:path';
 import { MatchersV3, PactV3 } from '@pact-foundation/pact';
-import { createClient, ProblemError } from '@task-tracker/client';
+import { createClient, ProblemError, type ApiVersion } from '@task-tracker/client';
 
 const { eachLike, fromProviderState, integer, like, regex, uuid } = MatchersV3;
 
@@ -22,7 +24,12 @@ const timestamp = regex(
   '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$',
   '2026-11-21T09:31:12.456Z',
 );
-const authorization = { Authorization: regex('^Bearer .+$', 'Bearer any-key') };
+/** What every request of a kit in `version` carries: its key and its version. */
+const sentBy = (version: ApiVersion = '2026-11-28') => ({
+  Authorization: regex('^Bearer .+$', 'Bearer any-key'),
+  'Api-Version': version,
+});
+const authorization = sentBy();
 const json = { 'Content-Type': regex('^application/json(;.*)?$', 'application/json') };
 const problemJson = {
   'Content-Type': regex('^application/problem\\+json(;.*)?$', 'application/problem+json'),
@@ -109,6 +116,31 @@ test('tasks.update moves a task on, only if it has not changed since (If-Match)'
   });
 });
 
+test('in 2026-12-15, tasks.update cancels a task and reads its completed_at', async () => {
+  pact
+    .given('a task exists', { status: 'in_progress' })
+    .uponReceiving('the kit in 2026-12-15 cancels a task')
+    .withRequest({
+      method: 'PATCH',
+      path: fromProviderState('/v1/tasks/${task_id}', `/v1/tasks/${someId}`),
+      headers: {
+        ...sentBy('2026-12-15'),
+        'Content-Type': regex('^application/(merge-patch\\+)?json$', 'application/json'),
+      },
+      body: { status: 'cancelled' },
+    })
+    .willRespondWith({
+      status: 200,
+      headers: { ...json, 'Api-Version': '2026-12-15' },
+      body: { ...task('cancelled'), completed_at: timestamp },
+    });
+  await pact.executeTest(async (mock) => {
+    const kit = createClient({ baseUrl: mock.url, apiKey: 'any-key', apiVersion: '2026-12-15' });
+    const cancelled = await kit.tasks.update(someId, { status: 'cancelled' });
+    expect([cancelled.status, typeof cancelled.completed_at]).toEqual(['cancelled', 'string']);
+  });
+});
+
 test('tasks.list walks a project’s tasks', async () => {
   pact
     .given('a project with tasks exists', { count: 2, status: 'done' })
@@ -161,7 +193,7 @@ test('a key the service does not know is a ProblemError of type unauthenticated'
     .withRequest({
       method: 'GET',
       path: '/v1/projects',
-      headers: { Authorization: 'Bearer invalid' },
+      headers: { Authorization: 'Bearer invalid', 'Api-Version': '2026-11-28' },
     })
     .willRespondWith({
       status: 401,

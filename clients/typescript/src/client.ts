@@ -1,11 +1,11 @@
 /**
  * The client: every path of the document typed (openapi-fetch), and over it the resources as
  * methods that answer their data or throw a ProblemError, lists as async iterables, and the feed
- * as a follower.
+ * as a follower. A client is made in one API version, which it sends as `Api-Version` on every
+ * request, and its types are that version's document's.
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
-import type { paths, components } from './api';
-import { follow, type FollowOptions, type FollowedEvent } from './follow';
+import { follow, type FeedPageReader, type FollowOptions, type FollowedEvent } from './follow';
 import { paginate, type Paginator } from './paging';
 import { conditionValue, rememberETag, type ETagOrObject } from './etags';
 import { problemFrom } from './problems';
@@ -17,15 +17,31 @@ import {
   type RetryPolicy,
 } from './retry';
 import type { Project, Task, TypedEvent, WebhookDelivery, WebhookEndpoint } from './types';
+import {
+  chooseApiVersion,
+  type ApiVersion,
+  type ComponentsOf,
+  type DefaultApiVersion,
+  type NewestApiVersion,
+  type PathsOf,
+} from './versions';
 
-type Schemas = components['schemas'];
-type Query<Path extends keyof paths> = paths[Path]['get'] extends {
-  parameters: { query?: infer Q };
-}
-  ? NonNullable<Q>
-  : never;
+type Schemas<V extends ApiVersion> = ComponentsOf<V>['schemas'];
+/** The query of `GET Path` in version `V`. */
+type Query<V extends ApiVersion, Path extends string> =
+  PathsOf<V> extends { [P in Path]: { get: { parameters: { query?: infer Q } } } }
+    ? NonNullable<Q>
+    : never;
 
-export interface ClientOptions {
+export interface ClientOptions<V extends ApiVersion = DefaultApiVersion> {
+  /**
+   * The API version the client is made in (`'2026-12-15'`): sent as `Api-Version` on every
+   * request, and what its calls and results are typed by. Without it, TASK_TRACKER_API_VERSION
+   * when set (the types are then still `2026-11-28`'s: name the version here to have its types),
+   * else `2026-11-28`, the version every client had before versions. A version the kit does not
+   * know is an error.
+   */
+  apiVersion?: V;
   /** The service's address, without `/v1`: `https://tasks.example.com`. */
   baseUrl: string;
   apiKey: string;
@@ -74,10 +90,84 @@ export interface KitPromise<T> extends Promise<T> {
   withResponse(): Promise<{ data: T; response: Response }>;
 }
 
-/** Every path of the document (GET, POST, … as openapi-fetch gives them), and the resources' methods. */
-export type TaskTrackerClient = Client<paths> & ReturnType<typeof resourcesOf>;
+/** A page of the feed, as the service answers it in version `V`. */
+export interface FeedPage<V extends ApiVersion = DefaultApiVersion> {
+  data: TypedEvent<V>[];
+  next_cursor: string;
+  has_more: boolean;
+}
 
-export function createClient(options: ClientOptions): TaskTrackerClient {
+/** The resources' methods of a client in version `V`: what they take and answer is that version's. */
+export interface Resources<V extends ApiVersion = DefaultApiVersion> {
+  projects: {
+    create(body: Schemas<V>['ProjectCreate'], options?: CreateOptions): KitPromise<Project<V>>;
+    get: Read<Project<V>>;
+    update(
+      projectId: string,
+      body: Schemas<V>['ProjectUpdate'],
+      options?: ChangeOptions,
+    ): KitPromise<Project<V>>;
+    delete(projectId: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+    list(query?: Omit<Query<V, '/v1/projects'>, 'cursor'>): Paginator<Project<V>>;
+  };
+  tasks: {
+    create(body: Schemas<V>['TaskCreate'], options?: CreateOptions): KitPromise<Task<V>>;
+    get: Read<Task<V>>;
+    update(
+      taskId: string,
+      body: Schemas<V>['TaskUpdate'],
+      options?: ChangeOptions,
+    ): KitPromise<Task<V>>;
+    delete(taskId: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+    list(
+      projectId: string,
+      query?: Omit<Query<V, '/v1/projects/{project_id}/tasks'>, 'cursor'>,
+    ): Paginator<Task<V>>;
+  };
+  events: {
+    /** One page of the feed, as the service answers it. */
+    page(query?: Query<V, '/v1/events'>): Promise<FeedPage<V>>;
+    /** Every event from a position on, as they happen: see FollowOptions. */
+    follow(options?: FollowOptions<V>): AsyncGenerator<FollowedEvent<V>>;
+  };
+  webhookEndpoints: {
+    /** The answer carries the endpoint's secret, shown only here and on rotation. */
+    create(
+      body: Schemas<V>['WebhookEndpointCreate'],
+      options?: CreateOptions,
+    ): KitPromise<Schemas<V>['WebhookEndpointWithSecret']>;
+    get: Read<WebhookEndpoint<V>>;
+    update(
+      id: string,
+      body: Schemas<V>['WebhookEndpointUpdate'],
+      options?: ChangeOptions,
+    ): KitPromise<WebhookEndpoint<V>>;
+    delete(id: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+    list(query?: Omit<Query<V, '/v1/webhook-endpoints'>, 'cursor'>): Paginator<WebhookEndpoint<V>>;
+    rotateSecret(id: string, options?: CreateOptions): KitPromise<Schemas<V>['WebhookSecret']>;
+    deliveries(
+      id: string,
+      query?: Omit<Query<V, '/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries'>, 'cursor'>,
+    ): Paginator<WebhookDelivery<V>>;
+    redeliver(id: string, eventId: string): KitPromise<WebhookDelivery<V>>;
+  };
+}
+
+/**
+ * A client in version `V` (default `2026-11-28`): every path of that version's document (GET,
+ * POST, … as openapi-fetch gives them), and the resources' methods.
+ */
+export type TaskTrackerClient<V extends ApiVersion = DefaultApiVersion> = Client<PathsOf<V>> &
+  Resources<V>;
+
+/**
+ * A client in `options.apiVersion` (see ClientOptions): `createClient({ apiVersion: '2026-12-15',
+ * … })` is typed by that version's document and sends `Api-Version: 2026-12-15`.
+ */
+export function createClient<V extends ApiVersion = DefaultApiVersion>(
+  options: ClientOptions<V>,
+): TaskTrackerClient<V> {
+  const apiVersion = chooseApiVersion(options.apiVersion);
   const policy: RetryPolicy = {
     ...defaultRetryPolicy,
     ...options.retry,
@@ -85,16 +175,21 @@ export function createClient(options: ClientOptions): TaskTrackerClient {
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
   };
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const api: Client<paths> = createFetchClient<paths>({
+  const api = createFetchClient<PathsOf<V>>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { Authorization: `Bearer ${options.apiKey}` },
+    headers: { Authorization: `Bearer ${options.apiKey}`, 'Api-Version': apiVersion },
     fetch: retryingFetch(policy, baseFetch),
   });
-  return { ...api, ...resourcesOf(api) };
+  // The methods are the same in every version but for the types: written (and type-checked)
+  // against the newest version's paths, and typed for the client's by Resources<V>.
+  const resources = resourcesOf(api as unknown as Client<PathsOf<NewestApiVersion>>);
+  return { ...api, ...(resources as unknown as Resources<V>) };
 }
 
-/** The resources' methods, over the typed paths. */
-function resourcesOf(api: Client<paths>) {
+type Newest = NewestApiVersion;
+
+/** The resources' methods, over the typed paths of the newest version. */
+function resourcesOf(api: Client<PathsOf<Newest>>): Resources<Newest> {
   /**
    * The data of a successful answer (a project's or task's ETag remembered with it), or the
    * answer's problem thrown; `unchanged` answers a 304.
@@ -152,16 +247,16 @@ function resourcesOf(api: Client<paths>) {
   }
 
   const projects = {
-    create: (body: Schemas['ProjectCreate'], o?: CreateOptions) =>
-      answer<Project>(api.POST('/v1/projects', { body, params: { header: keyed(o) } })),
-    get: read<Project>((headers, projectId) =>
+    create: (body: Schemas<Newest>['ProjectCreate'], o?: CreateOptions) =>
+      answer<Project<Newest>>(api.POST('/v1/projects', { body, params: { header: keyed(o) } })),
+    get: read<Project<Newest>>((headers, projectId) =>
       api.GET('/v1/projects/{project_id}', {
         params: { path: { project_id: projectId } },
         headers,
       }),
     ),
-    update: (projectId: string, body: Schemas['ProjectUpdate'], o?: ChangeOptions) =>
-      answer<Project>(
+    update: (projectId: string, body: Schemas<Newest>['ProjectUpdate'], o?: ChangeOptions) =>
+      answer<Project<Newest>>(
         api.PATCH('/v1/projects/{project_id}', {
           params: { path: { project_id: projectId } },
           body,
@@ -175,20 +270,20 @@ function resourcesOf(api: Client<paths>) {
           headers: conditional(o),
         }),
       ),
-    list: (query: Omit<Query<'/v1/projects'>, 'cursor'> = {}): Paginator<Project> =>
+    list: (query: Omit<Query<Newest, '/v1/projects'>, 'cursor'> = {}): Paginator<Project<Newest>> =>
       paginate((cursor) =>
         answer(api.GET('/v1/projects', { params: { query: { ...query, cursor } } })),
       ),
   };
 
   const tasks = {
-    create: (body: Schemas['TaskCreate'], o?: CreateOptions) =>
-      answer<Task>(api.POST('/v1/tasks', { body, params: { header: keyed(o) } })),
-    get: read<Task>((headers, taskId) =>
+    create: (body: Schemas<Newest>['TaskCreate'], o?: CreateOptions) =>
+      answer<Task<Newest>>(api.POST('/v1/tasks', { body, params: { header: keyed(o) } })),
+    get: read<Task<Newest>>((headers, taskId) =>
       api.GET('/v1/tasks/{task_id}', { params: { path: { task_id: taskId } }, headers }),
     ),
-    update: (taskId: string, body: Schemas['TaskUpdate'], o?: ChangeOptions) =>
-      answer<Task>(
+    update: (taskId: string, body: Schemas<Newest>['TaskUpdate'], o?: ChangeOptions) =>
+      answer<Task<Newest>>(
         api.PATCH('/v1/tasks/{task_id}', {
           params: { path: { task_id: taskId } },
           body,
@@ -204,8 +299,8 @@ function resourcesOf(api: Client<paths>) {
       ),
     list: (
       projectId: string,
-      query: Omit<Query<'/v1/projects/{project_id}/tasks'>, 'cursor'> = {},
-    ): Paginator<Task> =>
+      query: Omit<Query<Newest, '/v1/projects/{project_id}/tasks'>, 'cursor'> = {},
+    ): Paginator<Task<Newest>> =>
       paginate((cursor) =>
         answer(
           api.GET('/v1/projects/{project_id}/tasks', {
@@ -215,32 +310,28 @@ function resourcesOf(api: Client<paths>) {
       ),
   };
 
-  const readFeedPage = (query: Query<'/v1/events'>, signal?: AbortSignal) =>
-    answer(api.GET('/v1/events', { params: { query }, signal })) as Promise<{
-      data: TypedEvent[];
-      next_cursor: string;
-      has_more: boolean;
-    }>;
+  const readFeedPage = (query: Query<Newest, '/v1/events'>, signal?: AbortSignal) =>
+    answer(api.GET('/v1/events', { params: { query }, signal })) as Promise<FeedPage<Newest>>;
   const events = {
     /** One page of the feed, as the service answers it. */
-    page: (query: Query<'/v1/events'> = {}) => readFeedPage(query),
+    page: (query: Query<Newest, '/v1/events'> = {}) => readFeedPage(query),
     /** Every event from a position on, as they happen: see FollowOptions. */
-    follow: (o: FollowOptions = {}): AsyncGenerator<FollowedEvent> =>
-      follow(readFeedPage as Parameters<typeof follow>[0], o),
+    follow: (o: FollowOptions<Newest> = {}): AsyncGenerator<FollowedEvent<Newest>> =>
+      follow(readFeedPage as FeedPageReader<Newest>, o),
   };
 
   const endpointPath = (id: string) => ({ path: { webhook_endpoint_id: id } });
   const webhookEndpoints = {
     /** The answer carries the endpoint's secret, shown only here and on rotation. */
-    create: (body: Schemas['WebhookEndpointCreate'], o?: CreateOptions) =>
-      answer<Schemas['WebhookEndpointWithSecret']>(
+    create: (body: Schemas<Newest>['WebhookEndpointCreate'], o?: CreateOptions) =>
+      answer<Schemas<Newest>['WebhookEndpointWithSecret']>(
         api.POST('/v1/webhook-endpoints', { body, params: { header: keyed(o) } }),
       ),
-    get: read<WebhookEndpoint>((headers, id) =>
+    get: read<WebhookEndpoint<Newest>>((headers, id) =>
       api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}', { params: endpointPath(id), headers }),
     ),
-    update: (id: string, body: Schemas['WebhookEndpointUpdate'], o?: ChangeOptions) =>
-      answer<WebhookEndpoint>(
+    update: (id: string, body: Schemas<Newest>['WebhookEndpointUpdate'], o?: ChangeOptions) =>
+      answer<WebhookEndpoint<Newest>>(
         api.PATCH('/v1/webhook-endpoints/{webhook_endpoint_id}', {
           params: endpointPath(id),
           body,
@@ -255,8 +346,8 @@ function resourcesOf(api: Client<paths>) {
         }),
       ),
     list: (
-      query: Omit<Query<'/v1/webhook-endpoints'>, 'cursor'> = {},
-    ): Paginator<WebhookEndpoint> =>
+      query: Omit<Query<Newest, '/v1/webhook-endpoints'>, 'cursor'> = {},
+    ): Paginator<WebhookEndpoint<Newest>> =>
       paginate((cursor) =>
         answer(api.GET('/v1/webhook-endpoints', { params: { query: { ...query, cursor } } })),
       ),
@@ -268,8 +359,11 @@ function resourcesOf(api: Client<paths>) {
       ),
     deliveries: (
       id: string,
-      query: Omit<Query<'/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries'>, 'cursor'> = {},
-    ): Paginator<WebhookDelivery> =>
+      query: Omit<
+        Query<Newest, '/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries'>,
+        'cursor'
+      > = {},
+    ): Paginator<WebhookDelivery<Newest>> =>
       paginate((cursor) =>
         answer(
           api.GET('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
@@ -278,7 +372,7 @@ function resourcesOf(api: Client<paths>) {
         ),
       ),
     redeliver: (id: string, eventId: string) =>
-      answer<WebhookDelivery>(
+      answer<WebhookDelivery<Newest>>(
         api.POST('/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries', {
           params: endpointPath(id),
           body: { event_id: eventId },

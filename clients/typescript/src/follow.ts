@@ -6,13 +6,15 @@
  * (resynchronise from the resources, then follow from the error's `latestCursor`).
  */
 import type { EventType, TypedEvent } from './types';
+import type { ApiVersion, DefaultApiVersion } from './versions';
 import { ProblemError } from './problems';
 
-export interface FollowOptions {
+/** How to follow the feed of a client in version `V` (default `2026-11-28`). */
+export interface FollowOptions<V extends ApiVersion = DefaultApiVersion> {
   /** A stored cursor, `'latest'` (only what happens from now on) or `'oldest'` (the default: every kept event). */
   from?: string;
   /** Only events of these types (the cursor still moves past the others). */
-  types?: EventType[];
+  types?: EventType<V>[];
   /** Only events of this project. */
   projectId?: string;
   /** Stops following: the iteration ends. */
@@ -29,8 +31,10 @@ export interface FollowOptions {
   onStart?: (cursor: string) => void | Promise<void>;
 }
 
-/** An event, and the cursor that resumes the feed right after it. */
-export type FollowedEvent = TypedEvent & { cursor: string };
+/** An event (as version `V`, default `2026-11-28`, renders it), and the cursor that resumes the feed right after it. */
+export type FollowedEvent<V extends ApiVersion = DefaultApiVersion> = TypedEvent<V> & {
+  cursor: string;
+};
 
 export class CursorExpiredError extends Error {
   override readonly name = 'CursorExpiredError';
@@ -51,25 +55,25 @@ export function cursorAfter(sequence: number): string {
 }
 
 /** Reads one page of the feed, throwing a ProblemError for an error answer (retries are below it). */
-export type FeedPageReader = (
+export type FeedPageReader<V extends ApiVersion = DefaultApiVersion> = (
   query: {
     cursor?: string;
     from?: 'latest';
     limit: number;
     wait: number;
-    type?: EventType[];
+    type?: EventType<V>[];
     project_id?: string;
   },
   signal?: AbortSignal,
-) => Promise<{ data: TypedEvent[]; next_cursor: string; has_more: boolean }>;
+) => Promise<{ data: TypedEvent<V>[]; next_cursor: string; has_more: boolean }>;
 
 const pauseAfterFailureMs = (failures: number) =>
   Math.min(30_000, 500 * 2 ** Math.min(failures, 6)) * (0.5 + Math.random() / 2);
 
-export async function* follow(
-  readPage: FeedPageReader,
-  options: FollowOptions = {},
-): AsyncGenerator<FollowedEvent> {
+export async function* follow<V extends ApiVersion>(
+  readPage: FeedPageReader<V>,
+  options: FollowOptions<V> = {},
+): AsyncGenerator<FollowedEvent<V>> {
   const { signal, types, projectId } = options;
   const wait = options.waitSeconds ?? 30;
   const limit = options.limit ?? 200;
@@ -85,7 +89,7 @@ export async function* follow(
   let failures = 0;
   let started = false;
   while (!signal?.aborted) {
-    let page: Awaited<ReturnType<FeedPageReader>>;
+    let page: Awaited<ReturnType<FeedPageReader<V>>>;
     try {
       page = latestFirst
         ? await readPage({ from: 'latest', limit, wait: 0, ...filters }, signal)
@@ -118,7 +122,7 @@ export async function* follow(
       if (event.sequence <= lastYielded) continue;
       lastYielded = event.sequence;
       // The page is this follower's own: each event takes its cursor in place rather than as a copy.
-      const followed = event as FollowedEvent;
+      const followed = event as FollowedEvent<V>;
       followed.cursor = cursorAfter(event.sequence);
       yield followed;
       if (signal?.aborted) return;

@@ -1,44 +1,62 @@
-/** The document's schemas under their own names, and events typed by their `type`. */
-import type { components } from './api';
+/**
+ * The document's schemas under their own names, and events typed by their `type`, in each API
+ * version: `Task<'2026-12-15'>` is a task as version 2026-12-15 answers it. Without a version
+ * argument each is the default version's, `2026-11-28` (the version a client is in when its
+ * program names none), as they were before versions: `Task` is `Task<'2026-11-28'>`.
+ */
+import type { ApiVersion, ComponentsOf, DefaultApiVersion } from './versions';
 
-type Schemas = components['schemas'];
-export type Project = Schemas['Project'];
-export type Task = Schemas['Task'];
-export type Event = Schemas['Event'];
-export type EventType = Schemas['EventType'];
-export type WebhookEndpoint = Schemas['WebhookEndpoint'];
-export type WebhookDelivery = Schemas['WebhookDelivery'];
+type Schemas<V extends ApiVersion> = ComponentsOf<V>['schemas'];
+/** A project, as version `V` (default `2026-11-28`) answers it. */
+export type Project<V extends ApiVersion = DefaultApiVersion> = Schemas<V>['Project'];
+/** A task, as version `V` (default `2026-11-28`: no `completed_at`, no `cancelled`) answers it. */
+export type Task<V extends ApiVersion = DefaultApiVersion> = Schemas<V>['Task'];
+/** An event of the feed, as version `V` (default `2026-11-28`) renders it. */
+export type Event<V extends ApiVersion = DefaultApiVersion> = Schemas<V>['Event'];
+export type EventType<V extends ApiVersion = DefaultApiVersion> = Schemas<V>['EventType'];
+/** A webhook endpoint, as version `V` (default `2026-11-28`: no `api_version`) answers it. */
+export type WebhookEndpoint<V extends ApiVersion = DefaultApiVersion> =
+  Schemas<V>['WebhookEndpoint'];
+export type WebhookDelivery<V extends ApiVersion = DefaultApiVersion> =
+  Schemas<V>['WebhookDelivery'];
 
 /** `webhook_endpoint` → `WebhookEndpoint`: a resource, as the document names its schema. */
 type SchemaName<S extends string> = S extends `${infer Head}_${infer Tail}`
   ? `${Capitalize<Head>}${SchemaName<Tail>}`
   : Capitalize<S>;
 /** The object an event of `Type` carries: the schema its resource (`task` of `task.updated`) names. */
-type ObjectOf<Type extends EventType> = Type extends `${infer Resource}.${string}`
-  ? Schemas[SchemaName<Resource> & keyof Schemas]
+type ObjectOf<
+  V extends ApiVersion,
+  Type extends EventType<V>,
+> = Type extends `${infer Resource}.${string}`
+  ? Schemas<V>[SchemaName<Resource> & keyof Schemas<V>]
   : never;
-type DataOf<Type extends EventType> = Type extends `${string}.updated`
-  ? { object: ObjectOf<Type>; previous: Partial<ObjectOf<Type>> }
-  : { object: ObjectOf<Type> };
+type DataOf<V extends ApiVersion, Type extends EventType<V>> = Type extends `${string}.updated`
+  ? { object: ObjectOf<V, Type>; previous: Partial<ObjectOf<V, Type>> }
+  : { object: ObjectOf<V, Type> };
 
 /**
  * An Event whose `data` is known from its `type`: narrowing on `event.type` gives a Project or a
  * Task, and on `*.updated` the fields that changed with their old values. Made from the document's
- * event types, so a new one is typed with no change here.
+ * event types, so a new one is typed with no change here. `TypedEvent<'2026-12-15'>` is an event
+ * as that version renders it; without a version argument, `2026-11-28`'s.
  */
-export type TypedEvent = {
-  [Type in EventType]: Omit<Event, 'type' | 'data'> & { type: Type; data: DataOf<Type> };
-}[EventType];
+export type TypedEvent<V extends ApiVersion = DefaultApiVersion> = {
+  [Type in EventType<V>]: Omit<Event<V>, 'type' | 'data'> & { type: Type; data: DataOf<V, Type> };
+}[EventType<V>];
 
 /**
- * Every event type the document lists names a schema its `data.object` may be (a compile-time
- * check): one that does not is the type of this constant, and the error names it.
+ * Every event type each version's document lists names a schema its `data.object` may be (a
+ * compile-time check): one that does not is the type of this constant, and the error names it.
  */
-type Untyped = {
-  [Type in EventType]: [ObjectOf<Type>] extends [never]
+type Untyped<V extends ApiVersion> = {
+  [Type in EventType<V>]: [ObjectOf<V, Type>] extends [never]
     ? Type
-    : ObjectOf<Type> extends Event['data']['object']
+    : ObjectOf<V, Type> extends Event<V>['data']['object']
       ? never
       : Type;
-}[EventType];
-export const everyEventTypeIsTyped: [Untyped] extends [never] ? true : Untyped = true;
+}[EventType<V>];
+type UntypedInAnyVersion = { [V in ApiVersion]: Untyped<V> }[ApiVersion];
+export const everyEventTypeIsTyped: [UntypedInAnyVersion] extends [never]
+  ? true
+  : UntypedInAnyVersion = true;

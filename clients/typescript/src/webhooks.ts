@@ -5,6 +5,7 @@
  */
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 import type { TypedEvent } from './types';
+import type { ApiVersion, DefaultApiVersion } from './versions';
 
 /** Node's IncomingHttpHeaders, a Fetch Headers, or any plain object of header names to values. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -53,12 +54,14 @@ function reasonOf(error: unknown): WebhookVerificationReason {
  * The event a delivery carries, once its signature is verified with one of the secrets (several
  * during a rotation) and its timestamp is within 5 minutes of now. Pass the body exactly as
  * received, before any JSON parsing. WebhookVerificationError says why a delivery is refused.
+ * The event is in the endpoint's `api_version` (sent as the delivery's `Api-Version` header): name
+ * it to have its types, `verifyWebhook<'2026-12-15'>(…)`; without it, `2026-11-28`'s.
  */
-export function verifyWebhook(
+export function verifyWebhook<V extends ApiVersion = DefaultApiVersion>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
   secrets: string | string[],
-): TypedEvent {
+): TypedEvent<V> {
   const values = headerValues(headers);
   const body =
     typeof rawBody === 'string'
@@ -73,10 +76,10 @@ export function verifyWebhook(
       if (
         event === null ||
         typeof event !== 'object' ||
-        typeof (event as TypedEvent).type !== 'string'
+        typeof (event as TypedEvent<V>).type !== 'string'
       )
         throw new WebhookVerificationError('format', 'The body is not an event.');
-      return event as TypedEvent;
+      return event as TypedEvent<V>;
     } catch (error) {
       if (error instanceof WebhookVerificationError) throw error;
       if (!(error instanceof LibraryVerificationError))
@@ -91,10 +94,10 @@ export function verifyWebhook(
 
 /**
  * A delivery of `event` signed with `secret` as the service signs one: the body and the three
- * headers, for a receiver's own tests.
+ * headers, for a receiver's own tests. The event may be of any version.
  */
 export function signTestWebhook(
-  event: TypedEvent,
+  event: TypedEvent<ApiVersion>,
   secret: string,
   options: { timestamp?: Date; id?: string } = {},
 ): { body: string; headers: Record<(typeof headerNames)[number] | 'content-type', string> } {
