@@ -1,10 +1,12 @@
 /**
  * Contract testing for integrations (see the README's section for integrations):
  *
- *   npm run -s contract -- verify-pact [--junit FILE] [--provider-version V] [LIMITS] FILE_OR_FOLDER...
+ *   npm run -s contract -- verify-pact [--junit FILE] [--provider-version V] [--api-version V] [LIMITS] FILE_OR_FOLDER...
  *     every interaction of the pacts verified by Pact's verifier against a sandbox of its own
- *   npm run -s contract -- check-pact [LIMITS] FILE_OR_FOLDER...
- *     every HTTP interaction compared with openapi/openapi.yaml, no service running
+ *   npm run -s contract -- check-pact [--api-version V] [LIMITS] FILE_OR_FOLDER...
+ *     every HTTP interaction compared with its API version's document, no service running
+ *   npm run -s contract -- upgrade-report --to VERSION [--api-version V] [--json] PACT_OR_HAR...
+ *     for each exchange, the changes between its API version and VERSION that touch it
  *
  * LIMITS: --max-bytes N (10 MB) and --max-interactions N (5000), per pact file.
  * Exit 0 when everything passed, 1 when an interaction failed, 2 on bad arguments or an
@@ -16,6 +18,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config';
 import { checkPacts, checkReport } from '../contract-testing/check-pacts';
+import { defaultInteractionVersion } from '../contract-testing/interaction-versions';
+import { upgradeReport, upgradeText } from '../contract-testing/upgrade-report';
+import { loadDocument } from '../http/document';
+import { isSupportedVersion, supportedVersions } from '../versions/versions';
 import { junitReport } from '../contract-testing/junit';
 import {
   defaultPactLimits,
@@ -26,14 +32,14 @@ import {
 import type { Sandbox } from '../contract-testing/tenant-api';
 import { verifyPacts } from '../contract-testing/verify-pacts';
 import { createRepositories } from '../all-repositories';
-import { openapiDocumentPath } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
 import { sandboxConfig } from './sandbox-config';
 
 const usage = `usage:
-  npm run -s contract -- verify-pact [--junit FILE] [--provider-version VERSION] [LIMITS] FILE_OR_FOLDER...
-  npm run -s contract -- check-pact [LIMITS] FILE_OR_FOLDER...
+  npm run -s contract -- verify-pact [--junit FILE] [--provider-version VERSION] [--api-version YYYY-MM-DD] [LIMITS] FILE_OR_FOLDER...
+  npm run -s contract -- check-pact [--api-version YYYY-MM-DD] [LIMITS] FILE_OR_FOLDER...
+  npm run -s contract -- upgrade-report --to YYYY-MM-DD [--api-version YYYY-MM-DD] [--json] PACT_OR_HAR...
 LIMITS, per pact file (a bigger one is refused, exit 2):
   --max-bytes N         its size in bytes (default ${defaultPactLimits.maxBytes}, 10 MB)
   --max-interactions N  its HTTP and message interactions together (default ${defaultPactLimits.maxInteractions})`;
@@ -70,6 +76,18 @@ function readPacts(
   });
 }
 
+/** `--api-version VERSION`: the version of the interactions that send no `Api-Version`. */
+const versionOption = { 'api-version': { type: 'string' } } as const;
+
+function versionOf(value: string | undefined, flag = '--api-version'): string {
+  if (value === undefined) return defaultInteractionVersion;
+  if (!isSupportedVersion(value))
+    throw new UsageError(
+      `${flag} ${JSON.stringify(value)} is not a supported API version; the supported versions are ${supportedVersions.join(', ')}`,
+    );
+  return value;
+}
+
 /** The real service on a throwaway SQLite file, quiet, on a free port; removed by stop(). */
 async function startSandbox(): Promise<Sandbox & { stop(): Promise<void> }> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'task-tracker-verify-pact-'));
@@ -98,14 +116,21 @@ async function verifyPact(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { junit: { type: 'string' }, 'provider-version': { type: 'string' }, ...limitOptions },
+    options: {
+      junit: { type: 'string' },
+      'provider-version': { type: 'string' },
+      ...versionOption,
+      ...limitOptions,
+    },
   });
+  const apiVersion = versionOf(values['api-version']);
   const pacts = readPacts(positionals, values);
   const sandbox = await startSandbox();
   try {
     const started = Date.now();
     const outcome = await verifyPacts(sandbox, pacts, {
       providerVersion: values['provider-version'],
+      apiVersion,
     });
     const count = pacts.reduce((sum, pact) => sum + pact.interactions.length, 0);
     if (values.junit) fs.writeFileSync(values.junit, junitReport(pacts, outcome));
@@ -124,11 +149,36 @@ async function checkPact(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: limitOptions,
+    options: { ...versionOption, ...limitOptions },
   });
-  const checks = await checkPacts(openapiDocumentPath, readPacts(positionals, values));
+  const apiVersion = versionOf(values['api-version']);
+  const checks = await checkPacts(readPacts(positionals, values), apiVersion);
   console.log(checkReport(checks));
   return checks.every((check) => check.success) ? 0 : 1;
+}
+
+async function upgrade(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      to: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      ...versionOption,
+    },
+  });
+  if (values.to === undefined) throw new UsageError('upgrade-report needs --to VERSION');
+  if (positionals.length === 0) throw new UsageError('upgrade-report needs pact or HAR files');
+  const to = versionOf(values.to, '--to');
+  const fallback = versionOf(values['api-version']);
+  const reports = await upgradeReport(
+    positionals,
+    to,
+    loadDocument().definition as never,
+    fallback,
+  );
+  console.log(values.json ? JSON.stringify({ exchanges: reports }, null, 2) : upgradeText(reports));
+  return reports.some((report) => report.touched.length > 0) ? 1 : 0;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -136,6 +186,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'verify-pact') return await verifyPact(args);
     if (command === 'check-pact') return await checkPact(args);
+    if (command === 'upgrade-report') return await upgrade(args);
     throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'name a command');
   } catch (error) {
     const known = [UsageError, PactFileError, ConfigError].some((kind) => error instanceof kind);

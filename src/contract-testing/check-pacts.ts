@@ -4,7 +4,11 @@
  * Message interactions are left to `verify-pact`: the comparator knows only HTTP.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import YAML from 'yaml';
+import { documentFileOf } from '../versions/documents';
+import { defaultInteractionVersion, interactionVersion } from './interaction-versions';
 import type { PactFile } from './pact-files';
 
 /** One finding of the comparator, as it reports it. */
@@ -73,24 +77,72 @@ function nameUnknownFields(finding: PactFinding, document: SchemaNode): PactFind
   return { ...finding, message: `${finding.message} - ${unknown.join(', ')}` };
 }
 
-export async function checkPacts(document: string, pacts: PactFile[]): Promise<PactCheck[]> {
+/**
+ * Each pact's HTTP interactions, each against its own version's document (interactionVersion):
+ * a pact whose interactions are in several versions is checked in parts, one per version.
+ */
+export async function checkPacts(
+  pacts: PactFile[],
+  fallbackVersion: string = defaultInteractionVersion,
+): Promise<PactCheck[]> {
   const validator = await createValidator();
-  const parsed = YAML.parse(fs.readFileSync(document, 'utf8')) as SchemaNode;
+  const parsed = new Map<string, SchemaNode>();
+  const documentNamed = (file: string) => {
+    if (!parsed.has(file))
+      parsed.set(file, YAML.parse(fs.readFileSync(file, 'utf8')) as SchemaNode);
+    return parsed.get(file)!;
+  };
   const checks: PactCheck[] = [];
   for (const pact of pacts) {
     if (pact.messagesOnly) {
       checks.push({ pact, success: true, errors: [], warnings: [] });
       continue;
     }
-    const outcome = await validator.validate({ specPathOrUrl: document, mockPathOrUrl: pact.path });
-    checks.push({
-      pact,
-      success: outcome.success,
-      errors: outcome.errors.map((finding) => nameUnknownFields(finding, parsed)),
-      warnings: outcome.warnings,
-    });
+    const check: PactCheck = { pact, success: true, errors: [], warnings: [] };
+    const { parts, cleanUp } = pactsByVersion(pact, fallbackVersion);
+    try {
+      for (const { version, file } of parts) {
+        const document = documentFileOf(version);
+        const outcome = await validator.validate({ specPathOrUrl: document, mockPathOrUrl: file });
+        check.success &&= outcome.success;
+        check.errors.push(
+          ...outcome.errors.map((finding) => nameUnknownFields(finding, documentNamed(document))),
+        );
+        check.warnings.push(...outcome.warnings);
+      }
+    } finally {
+      cleanUp();
+    }
+    checks.push(check);
   }
   return checks;
+}
+
+/**
+ * The pact as files of one version each: itself when all its interactions are in one, otherwise
+ * a copy per version holding that version's interactions, removed after.
+ */
+function pactsByVersion(pact: PactFile, fallbackVersion: string) {
+  const raw = JSON.parse(fs.readFileSync(pact.path, 'utf8')) as { interactions?: unknown[] };
+  const byVersion = new Map<string, unknown[]>();
+  for (const interaction of raw.interactions ?? []) {
+    const version = interactionVersion(
+      interaction as { request?: { headers?: unknown } },
+      fallbackVersion,
+    );
+    byVersion.set(version, [...(byVersion.get(version) ?? []), interaction]);
+  }
+  if (byVersion.size <= 1) {
+    const [version = fallbackVersion] = byVersion.keys();
+    return { parts: [{ version, file: pact.path }], cleanUp: () => {} };
+  }
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'task-tracker-check-pact-'));
+  const parts = [...byVersion].map(([version, interactions], i) => {
+    const file = path.join(folder, `${i}.json`);
+    fs.writeFileSync(file, JSON.stringify({ ...raw, interactions }));
+    return { version, file };
+  });
+  return { parts, cleanUp: () => fs.rmSync(folder, { recursive: true, force: true }) };
 }
 
 function describe(finding: PactFinding): string {

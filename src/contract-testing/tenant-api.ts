@@ -4,6 +4,7 @@
  * change has its event exactly as in production.
  */
 import { randomBytes } from 'node:crypto';
+import { newestVersion } from '../versions/versions';
 
 export type KeyScope = 'read' | 'write';
 
@@ -45,6 +46,8 @@ export class TenantApi {
       method,
       headers: {
         Authorization: `Bearer ${this.writeKey}`,
+        // States are set up in the newest version, whatever an interaction's.
+        'Api-Version': newestVersion,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),

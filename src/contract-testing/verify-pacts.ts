@@ -7,6 +7,9 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { Verifier } from '@pact-foundation/pact';
+import type { JsonObject } from '../versions/change';
+import { eventDown } from '../versions/migrate';
+import { defaultInteractionVersion } from './interaction-versions';
 import { produceEvent } from './message-producers';
 import { PactFileError, type PactFile } from './pact-files';
 import { setUpState, type InteractionTenant } from './provider-states';
@@ -20,6 +23,8 @@ const invalidAuthorization = 'Bearer invalid';
 
 export interface VerifyOptions {
   providerVersion?: string;
+  /** The API version of interactions that send no `Api-Version`, and of messages: 2026-11-28 by default. */
+  apiVersion?: string;
   /** Pact's own log level; its report is printed whatever this is. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
 }
@@ -128,7 +133,12 @@ const messageMetadata = Buffer.from(JSON.stringify({ contentType: 'application/j
  * then fails the interaction at once (a 5xx it retries for minutes), and the reason is kept for
  * the report, since Pact's says only that a state change failed.
  */
-export function requestFilterFor(sandbox: Sandbox, pacts: PactFile[], failures: ProviderFailure[]) {
+export function requestFilterFor(
+  sandbox: Sandbox,
+  pacts: PactFile[],
+  failures: ProviderFailure[],
+  apiVersion: string = defaultInteractionVersion,
+) {
   const tenants = new InteractionTenants(sandbox, expectedInteractions(pacts));
   let current: CurrentInteraction | undefined;
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -148,12 +158,18 @@ export function requestFilterFor(sandbox: Sandbox, pacts: PactFile[], failures: 
       if (req.method === 'POST' && req.path === messagePath) {
         const event = await produceEvent(current, req.body?.description ?? '');
         res.setHeader('Pact-Message-Metadata', messageMetadata);
-        res.type('application/json').send(JSON.stringify(event));
+        // As an endpoint or a reader of the feed in that version is given it.
+        res
+          .type('application/json')
+          .send(JSON.stringify(eventDown(apiVersion, event as unknown as JsonObject)));
         return;
       }
       const sent = req.headers.authorization;
       if (sent !== undefined && sent !== invalidAuthorization)
         req.headers.authorization = `Bearer ${current.readOnly ? await current.api.readKey() : current.api.writeKey}`;
+      // An interaction that names no version is asked in the verification's (the states were
+      // set up in the newest, whatever it is).
+      req.headers['api-version'] ??= apiVersion;
       next();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -179,7 +195,7 @@ export async function verifyPacts(
     pactUrls: pacts.map((pact) => pact.path),
     ...(options.providerVersion ? { providerVersion: options.providerVersion } : {}),
     logLevel: options.logLevel ?? 'error',
-    requestFilter: requestFilterFor(sandbox, pacts, providerFailures),
+    requestFilter: requestFilterFor(sandbox, pacts, providerFailures, options.apiVersion),
   });
   let results: string;
   try {

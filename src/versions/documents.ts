@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { projectRoot } from '../paths';
+import { openapiDocumentPath, projectRoot } from '../paths';
 import { objectAt, type JsonObject } from './change';
-import { changesSince, versions, type SupportedVersion } from './versions';
+import { changesSince, newestVersion, versions, type SupportedVersion } from './versions';
 
 /** Where a document names the version it describes, besides `info.version`: the `Api-Version` header's. */
 const versionHeaders = ['/components/parameters/ApiVersion', '/components/headers/ApiVersion'];
@@ -42,6 +42,13 @@ export function documentFor(
 
 /** Where the made documents live, from the project's root. */
 export const madeDocumentsFolder = 'openapi/versions';
+
+/** The file of a supported version's document: the newest's is the hand-written one. */
+export function documentFileOf(version: string): string {
+  return version === newestVersion
+    ? openapiDocumentPath
+    : path.join(projectRoot, madeDocumentsFolder, `${version}.yaml`);
+}
 
 export interface MadeDocument {
   /** From the project's root, e.g. openapi/versions/2026-11-28.yaml. */
