@@ -8,6 +8,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { defaultSqliteFile } from './paths';
+import { supportedVersions } from './versions/versions';
 
 export type DatabaseConfig =
   { client: 'sqlite'; filename: string } | { client: 'mysql'; url: string };
@@ -148,6 +149,32 @@ const databaseUrl: Kind<DatabaseConfig> = {
   },
 };
 
+/**
+ * Deprecated API versions, each with its sunset date when one is set: `VERSION` or
+ * `VERSION:SUNSET`, comma-separated. The newest cannot be deprecated.
+ */
+const deprecatedVersions: Kind<ReadonlyMap<string, string | undefined>> = {
+  type: 'versions, comma-separated',
+  bounds: 'each `YYYY-MM-DD` (a supported version but the newest) or `YYYY-MM-DD:SUNSET`',
+  parse: (value) => {
+    const deprecated = new Map<string, string | undefined>();
+    for (const part of parts(value)) {
+      const [version, sunset, ...rest] = part.split(':');
+      if (!supportedVersions.slice(1).includes(version) || rest.length > 0)
+        throw new Refusal(
+          `takes older supported versions (${supportedVersions.slice(1).join(', ')}), each with an optional :SUNSET date, not ${JSON.stringify(part)}`,
+        );
+      if (
+        sunset !== undefined &&
+        !(/^\d{4}-\d{2}-\d{2}$/.test(sunset) && !Number.isNaN(Date.parse(sunset)))
+      )
+        throw new Refusal(`takes a sunset date as YYYY-MM-DD, not ${JSON.stringify(sunset)}`);
+      deprecated.set(version, sunset);
+    }
+    return deprecated;
+  },
+};
+
 const origins: Kind<string[]> = {
   type: 'origins, comma-separated',
   parse: (value) =>
@@ -285,6 +312,14 @@ export const variables = {
     default: 'info',
     doc: 'how much is logged: one JSON line per request on standard output',
     more: 'each says the method, route template, operation, status, duration and request id, never a key or a body (a failed statement: its SQL with `?` for its values, and its error code); lines are written in batches of up to 4 KiB at least every 100 ms (a process killed outright loses its last 100 ms of lines)',
+  }),
+  apiVersionsDeprecated: variable({
+    name: 'API_VERSIONS_DEPRECATED',
+    ...deprecatedVersions,
+    default: '',
+    defaultText: 'unset: none',
+    doc: 'API versions marked deprecated (`2026-11-28`, or `2026-11-28:2027-06-30` with a sunset date)',
+    more: 'their answers carry `Deprecation` (RFC 9745, the day the next version was released), `Sunset` (RFC 8594) when a date is set, and a `Link` to `/versions`, which lists them as `deprecated`; they keep answering as before',
   }),
   corsOrigins: variable({
     name: 'CORS_ORIGINS',

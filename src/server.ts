@@ -270,6 +270,7 @@ export async function startService(
       logger,
       metrics,
       corsOrigins: config.corsOrigins,
+      deprecatedVersions: config.apiVersionsDeprecated,
       trustProxy: config.trustProxy,
       slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds,
       maxConnectionsPerAddress: config.maxConnectionsPerAddress,

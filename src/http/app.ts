@@ -10,6 +10,7 @@ import { DatabaseUnavailableError, ProblemError } from '../errors';
 import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import { problemPages } from './problem-pages';
+import { deprecationHeaders, type DeprecatedVersions } from './deprecations';
 import { versionDocuments, versionsBody } from './published-versions';
 import type { Exchange } from './exchange';
 import { sendReply, type HttpReply } from './http-reply';
@@ -53,6 +54,9 @@ const exposedHeaders = [
   'RateLimit-Policy',
   'Idempotent-Replayed',
   'Api-Version',
+  'Deprecation',
+  'Sunset',
+  'Link',
 ];
 
 /** Runs an Express middleware outside the chain: resolves when it calls next(), rejects with what it passes. */
@@ -84,6 +88,8 @@ interface AppOptions {
   logger: Logger;
   metrics: Metrics;
   corsOrigins: string[];
+  /** The API versions marked deprecated, with their sunset dates (API_VERSIONS_DEPRECATED). */
+  deprecatedVersions?: DeprecatedVersions;
   trustProxy: Config['trustProxy'];
   slowReaderTimeoutSeconds: number;
   /** Behind a trusted proxy: requests in progress per forwarded client address (0: no cap). */
@@ -100,6 +106,7 @@ export function createApp({
   logger,
   metrics,
   corsOrigins,
+  deprecatedVersions = new Map(),
   trustProxy,
   slowReaderTimeoutSeconds,
   maxConnectionsPerAddress,
@@ -126,13 +133,15 @@ export function createApp({
   app.use(helmet());
   if (corsOrigins.length > 0) app.use(cors({ origin: corsOrigins, exposedHeaders, maxAge: 600 }));
 
+  const deprecation = deprecationHeaders(deprecatedVersions);
   const send = (res: Response, reply: HttpReply) => {
     const { operationId, apiVersion } = res.locals.requestContext as RequestContext;
     // Every answer served in a version says which, problems, 204 and 304 included.
     let answer = reply;
     if (apiVersion !== undefined) {
       answer = api.answerIn(apiVersion, operationId, reply);
-      answer = { ...answer, headers: { ...answer.headers, 'Api-Version': apiVersion } };
+      const headers = { ...answer.headers, ...deprecation.get(apiVersion) };
+      answer = { ...answer, headers: { ...headers, 'Api-Version': apiVersion } };
       // Added to what CORS may have put there (Origin), not in its place.
       res.vary('Api-Version');
     }
@@ -148,7 +157,7 @@ export function createApp({
       logger.warn({ request_id: res.locals.requestId, err: error.cause }, 'database unavailable');
     return reply;
   };
-  serviceRoutes(app, { document, knex, metrics, send });
+  serviceRoutes(app, { document, knex, metrics, deprecatedVersions, send });
   app.use(
     apiRoute({
       api,
@@ -189,8 +198,9 @@ function serviceRoutes(
     document,
     knex,
     metrics,
+    deprecatedVersions,
     send,
-  }: Pick<AppOptions, 'document' | 'knex' | 'metrics'> & { send: Send },
+  }: Pick<AppOptions, 'document' | 'knex' | 'metrics' | 'deprecatedVersions'> & { send: Send },
 ): void {
   // Where a person or a crawler who finds the service's address goes next; the same from /v1.
   const serviceIndex = JSON.stringify({
@@ -220,7 +230,7 @@ function serviceRoutes(
   app.get('/openapi.yaml', routed, (_req, res) => {
     res.type('application/yaml').send(document.yaml);
   });
-  const versions = versionsBody();
+  const versions = versionsBody(deprecatedVersions);
   app.get('/versions', routed, (_req, res) => {
     res.type('application/json').send(versions);
   });

@@ -5,12 +5,10 @@
  * and written by that version's schemas. A request in the newest version does none of this.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { OpenAPIBackend, type Document, type ParsedRequest, type Request } from 'openapi-backend';
 import { ProblemError } from '../errors';
-import { projectRoot } from '../paths';
 import type { Json } from '../versions/change';
-import { madeDocumentsFolder } from '../versions/documents';
+import { documentFileOf } from '../versions/documents';
 import { answerDown, requestUp } from '../versions/migrate';
 import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
@@ -27,7 +25,7 @@ export interface VersionSet {
 export function madeVersionSet(): VersionSet {
   const documents = new Map<string, Document>();
   for (const { version } of versions.slice(1)) {
-    const file = path.join(projectRoot, madeDocumentsFolder, `${version}.yaml`);
+    const file = documentFileOf(version);
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when an older version exists
     const yaml = require('yaml') as typeof import('yaml');
     documents.set(version, yaml.parse(fs.readFileSync(file, 'utf8')) as Document);
@@ -54,6 +52,8 @@ type Customize = ConstructorParameters<typeof OpenAPIBackend>[0];
 export async function olderVersions(
   set: VersionSet,
   options: Pick<Customize, 'ajvOpts' | 'customizeAjv'>,
+  /** Whether the newest version's document takes the request as sent: the refusal then says so. */
+  newestTakes: (sent: Request, operationId: string) => boolean = () => false,
 ): Promise<OlderVersions> {
   const byVersion = new Map<string, { api: OpenAPIBackend; writeBody: WriteBody }>();
   for (const [version, definition] of set.documents) {
@@ -88,7 +88,11 @@ export async function olderVersions(
           validation.errors,
           operation['x-field-hints'],
         );
-        throw new ProblemError('invalid-request', describeIssues(issues, notListed), {
+        const newest = set.registry[0].version;
+        const elsewhere = newestTakes(sent, operationId)
+          ? ` It is valid in API version ${newest}: send Api-Version: ${newest} to use it.`
+          : '';
+        throw new ProblemError('invalid-request', describeIssues(issues, notListed) + elsewhere, {
           errors: issues,
           errorsNotListed: notListed,
         });

@@ -171,7 +171,10 @@ export async function createOperationRouter({
   versions = madeVersionSet(),
 }: RouterParts): Promise<OperationRouter> {
   const ajvOpts = { allErrors: true, useDefaults: true, verbose: true };
-  const older = await olderVersions(versions, { ajvOpts, customizeAjv });
+  const older = await olderVersions(versions, { ajvOpts, customizeAjv }, (request, operationId) => {
+    const { 'api-version': _named, ...headers } = request.headers;
+    return !api.validator.validateRequest({ ...request, headers }, operationId).errors;
+  });
   const supported = versions.registry.map((entry) => entry.version);
   /** Each exchange's request as sent: an older version's is validated and brought up in place. */
   const sent = new WeakMap<Exchange, Request>();

@@ -5,19 +5,19 @@
  * it, read from openapi/versions/ when first asked for).
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { projectRoot } from '../paths';
-import { madeDocumentsFolder } from '../versions/documents';
+import { documentFileOf } from '../versions/documents';
 import { newestVersion, versions } from '../versions/versions';
 import type { ContractDocument } from './document';
 
-/** The body of `GET /versions`. */
-export function versionsBody(): string {
+/** The body of `GET /versions`: a version is `deprecated` when the registry or the configuration says so. */
+export function versionsBody(
+  deprecated: ReadonlySet<string> | ReadonlyMap<string, unknown> = new Set(),
+): string {
   return JSON.stringify({
     data: versions.map((entry) => ({
       version: entry.version,
       released_on: entry.releasedOn,
-      status: entry.status,
+      status: deprecated.has(entry.version) ? 'deprecated' : entry.status,
       changes: entry.changes.map((change) => change.sentence),
     })),
   });
@@ -36,10 +36,7 @@ export function versionDocuments(newest: ContractDocument) {
     const [, version, format] = match as unknown as [string, string, DocumentFormat];
     let forms = made.get(version);
     if (forms === undefined) {
-      const yaml = fs.readFileSync(
-        path.join(projectRoot, madeDocumentsFolder, `${version}.yaml`),
-        'utf8',
-      );
+      const yaml = fs.readFileSync(documentFileOf(version), 'utf8');
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when an older version's document is asked for
       const parsed: unknown = (require('yaml') as typeof import('yaml')).parse(yaml);
       forms = { yaml, json: JSON.stringify(parsed) };

@@ -5,6 +5,7 @@
  * after the key and before the body, and changes nothing.
  */
 import YAML from 'yaml';
+import { loadConfig } from '../../src/config';
 import { loadDocument } from '../../src/http/document';
 import { newestVersion, supportedVersions, versions } from '../../src/versions/versions';
 import { rawRequest } from '../support/raw-http';
@@ -156,4 +157,55 @@ it("publishes each version's document as JSON and YAML, and answers 404 for any 
       '/problems/route-not-found',
     ]);
   }
+});
+
+describe('a deprecated version (API_VERSIONS_DEPRECATED)', () => {
+  let deprecating: TestService;
+  let deprecatingKey: string;
+  beforeAll(async () => {
+    deprecating = await startTestService({
+      config: { apiVersionsDeprecated: new Map([['2026-11-28', '2027-06-30']]) },
+    });
+    deprecatingKey = await deprecating.createKey('deprecated');
+  });
+  afterAll(() => deprecating.stop());
+
+  it('answers in it as before, with Deprecation, Sunset and a Link to the versions; the newest with none', async () => {
+    const get = (version: string) =>
+      deprecating.send('GET', '/v1/projects', {
+        key: deprecatingKey,
+        headers: { 'Api-Version': version },
+      });
+    const [old, current] = [await get('2026-11-28'), await get(newestVersion)];
+    expect([old.status, current.status]).toEqual([200, 200]);
+    // RFC 9745: since the day the next version was released; RFC 8594: an HTTP date.
+    expect(old.headers.get('deprecation')).toBe(`@${Date.parse('2026-12-15T00:00:00Z') / 1000}`);
+    expect(old.headers.get('sunset')).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
+    expect(old.headers.get('link')).toBe('</versions>; rel="deprecation"; type="application/json"');
+    for (const name of ['deprecation', 'sunset', 'link'])
+      expect([name, current.headers.get(name)]).toEqual([name, null]);
+    const listed = (await (await fetch(`${deprecating.baseUrl}/versions`)).json()) as {
+      data: { version: string; status: string }[];
+    };
+    expect(
+      listed.data.map((entry: { version: string; status: string }) => [
+        entry.version,
+        entry.status,
+      ]),
+    ).toEqual([
+      [newestVersion, 'supported'],
+      ['2026-11-28', 'deprecated'],
+    ]);
+  });
+
+  it.each([
+    [newestVersion, /older supported versions/],
+    ['2020-01-01', /older supported versions/],
+    ['2026-11-28:soon', /sunset date as YYYY-MM-DD/],
+  ])('refuses API_VERSIONS_DEPRECATED=%s at start', (value, message) => {
+    expect(() => loadConfig({ API_VERSIONS_DEPRECATED: value })).toThrow(message);
+    expect(() => loadConfig({ API_VERSIONS_DEPRECATED: value })).toThrow(
+      /^API_VERSIONS_DEPRECATED /,
+    );
+  });
 });

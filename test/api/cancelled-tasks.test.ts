@@ -71,6 +71,9 @@ it('refuses cancelled sent in 2026-11-28 with a 400 naming /status, and lets it 
       message: 'must be one of: pending, in_progress, done',
     }),
   ]);
+  expect(refused.json.detail).toContain(
+    'It is valid in API version 2026-12-15: send Api-Version: 2026-12-15 to use it.',
+  );
   expect((await call('GET', `/v1/tasks/${task.task_id}`, newest)).json.status).toBe('pending');
 
   const cancelled = await move(task.task_id, 'cancelled');
@@ -208,6 +211,15 @@ it("sends each endpoint's webhooks in its version, named by Api-Version and sign
   const newestEvent = verified(newestEndpoint.secret, toNewest);
   expect(newestEvent.data.object).toMatchObject({ status: 'cancelled' });
   expect(newestEvent.data.previous).toMatchObject({ status: 'pending', completed_at: null });
+
+  // 2026-11-28 has no api_version to change: a 400 naming it, and the version that has it.
+  const olderPatch = await call('PATCH', endpointPath, older, { api_version: newest });
+  expect(olderPatch.status).toBe(400);
+  expect(olderPatch.json.errors).toEqual([
+    expect.objectContaining({ in: 'body', pointer: '/api_version' }),
+  ]);
+  expect(olderPatch.json.detail).toContain('valid in API version 2026-12-15');
+  expect((await call('GET', endpointPath, newest)).json.api_version).toBe(older);
 
   // Moved to the newest version: the next delivery comes in it.
   const moved = await call('PATCH', endpointPath, newest, { api_version: newest });

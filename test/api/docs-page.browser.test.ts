@@ -80,3 +80,42 @@ it('lists every operation of the document and creates a project with a key', asy
   const { data } = await api.client(key).GET('/v1/projects');
   expect(data!.data.map((p) => p.name)).toEqual(['Made in the docs page']);
 });
+
+it('shows the version picked, and tries it out in that version', async () => {
+  const key = await api.createKey('browser-versions');
+  const page = await browser.newPage();
+  const sent: Array<string | undefined> = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/v1/projects')
+      sent.push(request.headers()['api-version']);
+  });
+  await page.goto(`${api.baseUrl}/docs`);
+  await page.locator('.opblock-summary-operation-id').first().waitFor();
+  expect(await page.locator('#api-version option').allTextContents()).toEqual([
+    '2026-12-15 (newest)',
+    '2026-11-28',
+  ]);
+  await page.locator('#api-version').selectOption('2026-11-28');
+  await page.locator('.info .version', { hasText: '2026-11-28' }).waitFor();
+  expect(new URL(page.url()).searchParams.get('version')).toBe('2026-11-28');
+
+  await page.locator('button.authorize').first().click();
+  await page.locator('.auth-container input').fill(key);
+  await page.locator('.auth-btn-wrapper button.authorize').click();
+  await page.locator('.auth-btn-wrapper button.btn-done').click();
+  const operation = page.locator('[id$="-listProjects"]');
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('button.try-out__btn').click();
+  await operation.locator('button.execute').click();
+  const status = operation
+    .locator('.live-responses-table tr.response .response-col_status')
+    .first();
+  await status.waitFor();
+  expect((await status.textContent())?.trim()).toBe('200');
+  expect(sent).toEqual(['2026-11-28']);
+
+  // A link to a version opens in it.
+  await page.goto(`${api.baseUrl}/docs?version=2026-11-28`);
+  await page.locator('.info .version', { hasText: '2026-11-28' }).waitFor();
+  expect(await page.locator('#api-version').inputValue()).toBe('2026-11-28');
+});

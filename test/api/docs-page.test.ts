@@ -47,14 +47,31 @@ it.each([
 it("shows this service's own origin as the only server, and folds the document's long guide so the operations come first", async () => {
   const script = await (await fetch(`${api.baseUrl}/docs/init.js`)).text();
   const origin = new URL(api.baseUrl).origin;
-  // The page's script, run as the browser runs it, with the page's fetch and Swagger UI stood in for.
-  const options = await new Promise<{ spec: any }>((resolve) => {
-    const run = new Function('window', 'fetch', 'SwaggerUIBundle', script);
-    run(
-      { location: { origin } },
-      (url: string) => fetch(new URL(url, origin)),
-      (given: { spec: any }) => resolve(given),
-    );
+  // The page's script, run as the browser runs it, with the page's fetch, its version picker and
+  // Swagger UI stood in for.
+  const picker = {
+    value: '',
+    options: [] as string[],
+    append: (o: any) => picker.options.push(o.textContent),
+    addEventListener: () => {},
+  };
+  const options = await new Promise<{ spec: any; requestInterceptor: (r: any) => any }>(
+    (resolve) => {
+      const run = new Function('window', 'fetch', 'SwaggerUIBundle', script);
+      run(
+        {
+          location: { origin, search: '' },
+          document: { getElementById: () => picker, createElement: () => ({}) },
+        },
+        (url: string) => fetch(new URL(url, origin)),
+        (given: { spec: any; requestInterceptor: (r: any) => any }) => resolve(given),
+      );
+    },
+  );
+  // Every version to pick from, the newest shown first, and asked in when trying it out.
+  expect(picker.options).toEqual(['2026-12-15 (newest)', '2026-11-28']);
+  expect(options.requestInterceptor({ headers: {} }).headers).toEqual({
+    'Api-Version': '2026-12-15',
   });
   expect(options.spec.servers).toEqual([{ url: origin, description: 'this service' }]);
   const { description } = options.spec.info as { description: string };

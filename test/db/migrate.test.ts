@@ -39,12 +39,13 @@ it('waits while another start owns the migrations, and migrates once it lets go'
   expect(await knex.schema.hasTable('tasks')).toBe(false);
 
   await knex('migration_owner').update({ owner: null });
-  expect(await settledWithin(migrating, 3000)).toBe('migrated');
+  // However long all the migrations take on a loaded machine: what counts is that they run.
+  expect(await settledWithin(migrating, 30_000)).toBe('migrated');
   expect(waits).toBe(1);
   expect(await knex.schema.hasTable('tasks')).toBe(true);
   expect(await knex('migration_owner').select('owner')).toEqual([{ owner: null }]);
   expect(await knex('knex_migrations_lock').select('is_locked')).toEqual([{ is_locked: 0 }]);
-});
+}, 60_000);
 
 it('migrates after unlock when a start stopped while migrating left both locks taken', async () => {
   await migrateToLatest(knex);

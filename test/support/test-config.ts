@@ -13,6 +13,7 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     database,
     logLevel: 'silent',
     corsOrigins: [],
+    apiVersionsDeprecated: new Map(),
     shutdownGraceSeconds: 5,
     rateLimitPerMinute: 100_000,
     authFailuresPerMinute: 100_000,
