@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createClient, type TaskTrackerClient } from '@task-tracker/client';
+import { statusBoard } from '../../clients/typescript/examples/status-board';
 import { runSyncWorker, type Mirror } from '../../clients/typescript/examples/sync-worker';
 import { createReceiver } from '../../clients/typescript/examples/webhook-receiver';
 import { startTestService, type TestService } from '../support/test-service';
@@ -98,4 +99,22 @@ it('webhook-receiver: verifies each delivery and handles each event once, redeli
   } finally {
     server.close();
   }
+});
+
+it('status-board: runs unchanged in 2026-11-28, where a cancelled task is done', async () => {
+  const newest = createClient({
+    baseUrl: api.baseUrl,
+    apiKey: await api.createKey('status-board'),
+    apiVersion: '2026-12-15',
+  });
+  const project = await newest.projects.create({ name: 'board' });
+  const open = await newest.tasks.create({ project_id: project.project_id, title: 'open' });
+  const dropped = await newest.tasks.create({ project_id: project.project_id, title: 'dropped' });
+  await newest.tasks.update(dropped.task_id, { status: 'cancelled' });
+  expect(open.status).toBe('pending');
+  const key = await api.createKey('status-board');
+  expect(await statusBoard(api.baseUrl, key, project.project_id)).toEqual([
+    'To do: open',
+    'Done: dropped',
+  ]);
 });

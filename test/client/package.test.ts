@@ -5,6 +5,7 @@
  * it ships its README and examples. A program using it against the real service feeds `ifMatch`
  * with what get, create and update returned, and a stale one is a typed precondition-failed.
  */
+import { apiVersions } from '../../clients/typescript/src/versions';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
@@ -33,11 +34,12 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
-it("carries the document's version", () => {
+it('holds the newest API version, the one the document is', () => {
   const document = YAML.parse(fs.readFileSync(openapiDocumentPath, 'utf8'));
-  expect(JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version).toBe(
-    document.info.version,
-  );
+  expect(apiVersions[0]).toBe(document.info.version);
+  expect(
+    JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).version,
+  ).toMatch(/^\d+\.\d+\.\d+$/);
 });
 
 it('ships its README and its examples, and the tarball is ignored by git', () => {
@@ -175,6 +177,41 @@ export async function use(headers: Record<string, string | string[] | undefined>
     }
   })();
   expect(compiled).toBe('');
+});
+
+it('compiles the status board example written for 2026-11-28, and stops it at its switch once it is switched to 2026-12-15', () => {
+  const example = fs.readFileSync(
+    path.join(app, 'node_modules', '@task-tracker', 'client', 'examples', 'status-board.ts'),
+    'utf8',
+  );
+  const compile = (file: string, text: string) => {
+    fs.writeFileSync(path.join(app, file), text);
+    fs.writeFileSync(
+      path.join(app, `tsconfig.${file}.json`),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        files: [file],
+      }),
+    );
+    try {
+      return run(bin('tsc'), ['-p', `tsconfig.${file}.json`], app);
+    } catch (error) {
+      return (error as { stdout: string }).stdout;
+    }
+  };
+  expect(compile('board.ts', example)).toBe('');
+  const switched = example.replace(
+    "const apiVersion = '2026-11-28';",
+    "const apiVersion = '2026-12-15';",
+  );
+  expect(switched).not.toBe(example);
+  const line =
+    switched.split('\n').findIndex((text) => text.includes('const unhandled: never')) + 1;
+  expect(compile('board-newest.ts', switched)).toMatch(
+    new RegExp(
+      `^board-newest\\.ts\\(${line},\\d+\\): error TS2322: Type '"cancelled"' is not assignable to type 'never'\\.`,
+    ),
+  );
 });
 
 it('passes publint and arethetypeswrong', () => {

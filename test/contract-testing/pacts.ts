@@ -2,10 +2,12 @@
  * Pact files for the tests, written as Pact V3 JSON the way a consumer's Pact library writes
  * them, and a verification of them against a running service.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readPactFiles } from '../../src/contract-testing/pact-files';
+import { projectRoot } from '../../src/paths';
 import type { Sandbox } from '../../src/contract-testing/tenant-api';
 import { verifyPacts, type VerificationOutcome } from '../../src/contract-testing/verify-pacts';
 import type { TestService } from '../support/test-service';
@@ -93,4 +95,19 @@ export function resultsOf(outcome: VerificationOutcome): Record<string, string> 
 
 export function removePacts(): void {
   if (folder) fs.rmSync(folder, { recursive: true, force: true });
+}
+
+/** `npm run -s contract -- ARGS` as a user runs it: its exit code and what it printed. */
+export function contractCli(
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(projectRoot, 'dist', 'src', 'cli', 'contract.js'), ...args],
+      { timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }

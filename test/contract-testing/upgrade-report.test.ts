@@ -4,12 +4,10 @@
  * answer as the target gives it; exit 0 when nothing is touched, 1 when something is, 2 on bad
  * input.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/paths';
-import { removePacts, writePact } from './pacts';
+import { contractCli, removePacts, writePact } from './pacts';
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-upgrade-'));
 afterAll(() => {
@@ -17,19 +15,7 @@ afterAll(() => {
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
-function upgradeReport(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(projectRoot, 'dist', 'src', 'cli', 'contract.js'), 'upgrade-report', ...args],
-      { timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const upgradeReport = (...args: string[]) => contractCli('upgrade-report', ...args);
 
 const task = '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12';
 const auth = { Authorization: 'Bearer k' };

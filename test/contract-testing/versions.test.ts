@@ -4,13 +4,10 @@
  * and `check-pact` checks it against that version's document. States are set up in the newest,
  * so a 2026-11-28 interaction may read a task a state cancelled, as `done`.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { projectRoot } from '../../src/paths';
 import { readPactFiles } from '../../src/contract-testing/pact-files';
 import { verifyPacts } from '../../src/contract-testing/verify-pacts';
 import { startTestService, type TestService } from '../support/test-service';
-import { readOf, removePacts, resultsOf, sandboxOf, verify, writePact } from './pacts';
+import { contractCli, readOf, removePacts, resultsOf, sandboxOf, verify, writePact } from './pacts';
 
 let api: TestService;
 beforeAll(async () => {
@@ -92,14 +89,4 @@ test("check-pact checks each interaction against its own version's document", as
 }, 180_000);
 
 /** check-pact as a user runs it (the comparator is an ES module, which only a process can load). */
-function checkPact(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(projectRoot, 'dist', 'src', 'cli', 'contract.js'), 'check-pact', ...args],
-      { timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const checkPact = (...args: string[]) => contractCli('check-pact', ...args);
