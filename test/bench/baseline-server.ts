@@ -31,7 +31,7 @@ export const statements = {
   insertEvent:
     'insert into `events` (`created_at`, `data`, `event_id`, `project_id`, `request_id`, `sequence`, `tenant_id`, `type`) values (?, ?, ?, ?, ?, ?, ?, ?)',
   updateTaskStatus:
-    'update `tasks` set `status` = ?, `updated_at` = ?, `version` = ? where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) and `version` = ?',
+    'update `tasks` set `status` = ?, `completed_at` = ?, `updated_at` = ?, `version` = ? where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) and `version` = ?',
   listTasks:
     'select `tasks`.* from `tasks` inner join (select `task_id` from `tasks` where (`tasks`.`project_id` = ?) order by `created_at` asc, `task_id` asc limit ?) as `page` on `tasks`.`task_id` = `page`.`task_id` where exists (select `project_id` from `projects` where `project_id` = ? and `tenant_id` = ? limit ?) order by `tasks`.`created_at` asc, `tasks`.`task_id` asc',
 };
@@ -62,6 +62,7 @@ interface TaskRow extends RowDataPacket {
   status: string;
   created_at: string;
   updated_at: string;
+  completed_at: string | null;
   version: number;
 }
 
@@ -75,7 +76,9 @@ const toTask = (row: TaskRow) => ({
   status: row.status,
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at),
+  completed_at: row.completed_at === null ? null : iso(row.completed_at),
 });
+const closed = (status: string) => status === 'done' || status === 'cancelled';
 
 /** The bindings of a change's event, written in the change's transaction as the service writes it. */
 function eventValues(
@@ -171,6 +174,7 @@ function main(): void {
         version: 1,
       };
       const { task_id, project_id, ...rest } = row;
+      const created = { ...row, completed_at: null } as TaskRow;
       const inserted = await inTransaction(pool, async (connection) => {
         // The project's id is NULL unless it is the tenant's: the insert fails, and the packet stops there.
         await connection
@@ -186,7 +190,7 @@ function main(): void {
               project_id,
               tenantId,
               ...Object.values(rest),
-              ...eventValues(tenantId, 'task.created', toTask(row as TaskRow)),
+              ...eventValues(tenantId, 'task.created', toTask(created)),
             ],
           )
           .catch((error: { code?: string }) => {
@@ -195,7 +199,7 @@ function main(): void {
         return true;
       });
       if (inserted === undefined) return send(res, 404);
-      return send(res, 201, toTask(row as TaskRow), {
+      return send(res, 201, toTask(created), {
         Location: `/v1/tasks/${row.task_id}`,
         ETag: '"1"',
       });
@@ -217,16 +221,19 @@ function main(): void {
         if (rows.length === 0) throw new NotFound();
         const row = rows[0];
         const now = nowForDb();
+        const updatedAt = row.created_at > now ? row.created_at : now;
         const after = {
           ...row,
           status,
-          updated_at: row.created_at > now ? row.created_at : now,
+          updated_at: updatedAt,
+          completed_at: closed(status) ? (closed(row.status) ? row.completed_at : updatedAt) : null,
           version: row.version + 1,
         };
         const [answers] = await connection.query(
           packet(statements.updateTaskStatus, statements.insertEvent, statements.commit),
           [
             status,
+            after.completed_at,
             after.updated_at,
             after.version,
             row.task_id,
@@ -235,6 +242,9 @@ function main(): void {
             ...eventValues(tenantId, 'task.updated', toTask(after), {
               status: row.status,
               updated_at: iso(row.updated_at),
+              ...(after.completed_at === row.completed_at
+                ? {}
+                : { completed_at: row.completed_at === null ? null : iso(row.completed_at) }),
             }),
           ],
         );
