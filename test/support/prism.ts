@@ -15,6 +15,8 @@ export interface RunningPrism {
 /** `prism mock [--dynamic]` or `prism proxy UPSTREAM --errors`, once it answers. */
 export async function startPrism(
   mode: { mock: 'static' | 'dynamic' } | { proxyTo: string },
+  /** The document served: the newest version's unless another's is named. */
+  document: string = openapiDocumentPath,
 ): Promise<RunningPrism> {
   const port = await freePort();
   const modeArgs =
@@ -23,7 +25,7 @@ export async function startPrism(
       : ['proxy', '--errors'];
   const args = [
     modeArgs[0],
-    openapiDocumentPath,
+    document,
     ...('proxyTo' in mode ? [mode.proxyTo] : []),
     ...modeArgs.slice(1),
     '--host',
