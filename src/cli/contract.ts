@@ -76,6 +76,12 @@ function readPacts(
   });
 }
 
+/** What the summary reads of each interaction's result in Pact's. */
+interface InteractionOutcome {
+  description: string;
+  result: string;
+}
+
 /** `--api-version VERSION`: the version of the interactions that send no `Api-Version`. */
 const versionOption = { 'api-version': { type: 'string' } } as const;
 
@@ -136,8 +142,14 @@ async function verifyPact(args: string[]): Promise<number> {
     if (values.junit) fs.writeFileSync(values.junit, junitReport(pacts, outcome));
     for (const { interaction, reason } of outcome.providerFailures)
       console.log(`The provider could not run "${interaction}": ${reason}`);
+    const failed = ((outcome.results.interactionResults ?? []) as InteractionOutcome[])
+      .filter((result) => result.result !== 'OK')
+      .map((result) => JSON.stringify(result.description));
+    const ms = Date.now() - started;
     console.log(
-      `verify-pact: ${count} interactions of ${pacts.length} pact(s) ${outcome.passed ? 'verified' : 'NOT verified'} in ${Date.now() - started} ms`,
+      outcome.passed
+        ? `verify-pact: ${count} interactions of ${pacts.length} pact(s) verified in ${ms} ms`
+        : `verify-pact: ${failed.length || 'some'} of ${count} interactions of ${pacts.length} pact(s) failed${failed.length ? `: ${failed.join(', ')}` : ''} (in ${ms} ms)`,
     );
     return outcome.passed ? 0 : 1;
   } finally {

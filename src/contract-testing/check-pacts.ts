@@ -30,6 +30,8 @@ export interface PactCheck {
   success: boolean;
   errors: PactFinding[];
   warnings: PactFinding[];
+  /** Message interactions beside the HTTP ones: the comparator knows only HTTP, verify-pact checks them. */
+  messagesNotChecked?: number;
 }
 
 interface Validator {
@@ -99,7 +101,8 @@ export async function checkPacts(
       continue;
     }
     const check: PactCheck = { pact, success: true, errors: [], warnings: [] };
-    const { parts, cleanUp } = pactsByVersion(pact, fallbackVersion);
+    const { parts, messages, cleanUp } = pactsByVersion(pact, fallbackVersion);
+    check.messagesNotChecked = messages;
     try {
       for (const { version, file } of parts) {
         const document = documentFileOf(version);
@@ -123,7 +126,14 @@ export async function checkPacts(
  * a copy per version holding that version's interactions, removed after.
  */
 function pactsByVersion(pact: PactFile, fallbackVersion: string) {
-  const raw = JSON.parse(fs.readFileSync(pact.path, 'utf8')) as { interactions?: unknown[] };
+  const raw = JSON.parse(fs.readFileSync(pact.path, 'utf8')) as {
+    interactions?: unknown[];
+    messages?: unknown[];
+  };
+  const messages =
+    (raw.interactions ?? []).filter(
+      (interaction) => !(interaction as { request?: unknown }).request,
+    ).length + (raw.messages?.length ?? 0);
   const byVersion = new Map<string, unknown[]>();
   for (const interaction of raw.interactions ?? []) {
     const version = interactionVersion(
@@ -134,7 +144,7 @@ function pactsByVersion(pact: PactFile, fallbackVersion: string) {
   }
   if (byVersion.size <= 1) {
     const [version = fallbackVersion] = byVersion.keys();
-    return { parts: [{ version, file: pact.path }], cleanUp: () => {} };
+    return { parts: [{ version, file: pact.path }], messages, cleanUp: () => {} };
   }
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'task-tracker-check-pact-'));
   const parts = [...byVersion].map(([version, interactions], i) => {
@@ -142,7 +152,11 @@ function pactsByVersion(pact: PactFile, fallbackVersion: string) {
     fs.writeFileSync(file, JSON.stringify({ ...raw, interactions }));
     return { version, file };
   });
-  return { parts, cleanUp: () => fs.rmSync(folder, { recursive: true, force: true }) };
+  return {
+    parts,
+    messages,
+    cleanUp: () => fs.rmSync(folder, { recursive: true, force: true }),
+  };
 }
 
 function describe(finding: PactFinding): string {
@@ -161,9 +175,9 @@ function describe(finding: PactFinding): string {
 /** The report: per pact, compatible or each incompatibility with its interaction, place and reason. */
 export function checkReport(checks: PactCheck[]): string {
   return checks
-    .map(({ pact, success, errors, warnings }) =>
+    .map(({ pact, success, errors, warnings, messagesNotChecked }) =>
       [
-        `${pact.path} (${pact.consumer} → ${pact.provider}): ${pact.messagesOnly ? 'messages only, which verify-pact verifies' : success ? 'compatible with the document' : `${errors.length} incompatible with the document`}`,
+        `${pact.path} (${pact.consumer} → ${pact.provider}): ${pact.messagesOnly ? 'messages only, which verify-pact verifies' : success ? 'compatible with the document' : `${errors.length} incompatible with the document`}${messagesNotChecked ? `; ${messagesNotChecked} message interaction(s) not checked here (verify-pact verifies them)` : ''}`,
         ...errors.map(describe),
         ...warnings.map(describe),
       ].join('\n'),

@@ -30,10 +30,10 @@ function escape(text: string): string {
     .replace(/[&<>"']/g, (char) => xmlEscapes[char]);
 }
 
-/** Pact's durations read `1s 20ms` or `915ms`; JUnit wants seconds. */
+/** Pact's durations read `1s 20ms`, `1.439s` or `915ms`; JUnit wants seconds. */
 function seconds(duration = ''): number {
   let total = 0;
-  for (const [, value, unit] of duration.matchAll(/(\d+)(ms|s|m)\b/g))
+  for (const [, value, unit] of duration.matchAll(/(\d+(?:\.\d+)?)(ms|s|m)\b/g))
     total += Number(value) * (unit === 'ms' ? 0.001 : unit === 's' ? 1 : 60);
   return total;
 }

@@ -66,6 +66,9 @@ test('verify-pact: a wrong expectation fails its interaction by name, with what 
   expect(run.stdout).toContain('$.data[0].name');
   expect(run.stdout).toContain("Expected 'Alpha' (String) to be equal to 'Beta' (String)");
   expect(run.stdout).not.toMatch(/\) Verifying .* - projects are listed/);
+  expect(run.stdout).toMatch(
+    /verify-pact: 1 of 2 interactions of 1 pact\(s\) failed: "the wrong project is listed" \(in \d+ ms\)/,
+  );
   const report = fs.readFileSync(junit, 'utf8');
   expect(report).toContain('<testsuite name="test-consumer → task-tracker" tests="2" failures="1"');
   expect(report).toMatch(/<testcase [^>]*name="projects are listed"[^>]*>\s*<\/testcase>/);
@@ -147,9 +150,36 @@ test('check-pact: a pact the document allows passes; one it does not is named by
   const messages = writePact({
     messages: [{ description: 'a task.created event', contents: { type: 'task.created' } }],
   });
-  const good = await contract('check-pact', allowed, messages);
+  const mixed = writePact(
+    {
+      interactions: [
+        {
+          type: 'Synchronous/HTTP',
+          description: 'projects are listed',
+          request: {
+            method: 'GET',
+            path: '/v1/projects',
+            headers: { Authorization: ['Bearer k'] },
+          },
+          response: { status: 200 },
+        },
+        {
+          type: 'Asynchronous/Messages',
+          description: 'a task.created event',
+          contents: { content: { type: 'task.created' }, contentType: 'application/json' },
+        },
+      ],
+    },
+    'mixed-consumer',
+    '4.0',
+  );
+  const good = await contract('check-pact', allowed, messages, mixed);
   expect(good.stdout).toContain('messages only, which verify-pact verifies');
   expect(good.stdout).toContain('compatible with the document');
+  // The message beside HTTP interactions is said to be left to verify-pact, not passed over in silence.
+  expect(good.stdout).toContain(
+    '(mixed-consumer → task-tracker): compatible with the document; 1 message interaction(s) not checked here (verify-pact verifies them)',
+  );
   expect(good.code).toBe(0);
 
   const refused = writePact({
