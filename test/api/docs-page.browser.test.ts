@@ -3,7 +3,7 @@
  * document is listed, the server is the page's own origin and the long guide is folded; "Try it
  * out" with a key creates a project.
  */
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadDocument } from '../../src/http/document';
 import { startTestService, type TestService } from '../support/test-service';
 
@@ -38,6 +38,29 @@ const operationIds = Object.values(loadDocument().definition.paths ?? {}).flatMa
   ),
 );
 
+/** "Authorize" with the key, as a reader does. */
+async function authorize(page: Page, key: string): Promise<void> {
+  await page.locator('button.authorize').first().click();
+  await page.locator('.auth-container input').fill(key);
+  await page.locator('.auth-btn-wrapper button.authorize').click();
+  await page.locator('.auth-btn-wrapper button.btn-done').click();
+}
+
+/** "Try it out" on the operation, with the body given; the status it shows. */
+async function tryOut(page: Page, operationId: string, body?: object): Promise<string | undefined> {
+  const operation = page.locator(`[id$="-${operationId}"]`);
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('button.try-out__btn').click();
+  if (body !== undefined)
+    await operation.locator('textarea.body-param__text').fill(JSON.stringify(body));
+  await operation.locator('button.execute').click();
+  const status = operation
+    .locator('.live-responses-table tr.response .response-col_status')
+    .first();
+  await status.waitFor();
+  return (await status.textContent())?.trim();
+}
+
 it('lists every operation of the document and creates a project with a key', async () => {
   const key = await api.createKey('browser');
   const page = await browser.newPage();
@@ -59,23 +82,8 @@ it('lists every operation of the document and creates a project with a key', asy
     'Conventions and guides',
   );
 
-  await page.locator('button.authorize').first().click();
-  await page.locator('.auth-container input').fill(key);
-  await page.locator('.auth-btn-wrapper button.authorize').click();
-  await page.locator('.auth-btn-wrapper button.btn-done').click();
-
-  const operation = page.locator('[id$="-createProject"]');
-  await operation.locator('.opblock-summary').click();
-  await operation.locator('button.try-out__btn').click();
-  await operation
-    .locator('textarea.body-param__text')
-    .fill(JSON.stringify({ name: 'Made in the docs page' }));
-  await operation.locator('button.execute').click();
-  const status = operation
-    .locator('.live-responses-table tr.response .response-col_status')
-    .first();
-  await status.waitFor();
-  expect((await status.textContent())?.trim()).toBe('201');
+  await authorize(page, key);
+  expect(await tryOut(page, 'createProject', { name: 'Made in the docs page' })).toBe('201');
 
   const { data } = await api.client(key).GET('/v1/projects');
   expect(data!.data.map((p) => p.name)).toEqual(['Made in the docs page']);
@@ -99,19 +107,8 @@ it('shows the version picked, and tries it out in that version', async () => {
   await page.locator('.info .version', { hasText: '2026-11-28' }).waitFor();
   expect(new URL(page.url()).searchParams.get('version')).toBe('2026-11-28');
 
-  await page.locator('button.authorize').first().click();
-  await page.locator('.auth-container input').fill(key);
-  await page.locator('.auth-btn-wrapper button.authorize').click();
-  await page.locator('.auth-btn-wrapper button.btn-done').click();
-  const operation = page.locator('[id$="-listProjects"]');
-  await operation.locator('.opblock-summary').click();
-  await operation.locator('button.try-out__btn').click();
-  await operation.locator('button.execute').click();
-  const status = operation
-    .locator('.live-responses-table tr.response .response-col_status')
-    .first();
-  await status.waitFor();
-  expect((await status.textContent())?.trim()).toBe('200');
+  await authorize(page, key);
+  expect(await tryOut(page, 'listProjects')).toBe('200');
   expect(sent).toEqual(['2026-11-28']);
 
   // A link to a version opens in it.
