@@ -140,10 +140,13 @@ export function createApp({
     let answer = reply;
     if (apiVersion !== undefined) {
       answer = api.answerIn(apiVersion, operationId, reply);
-      const headers = { ...answer.headers, ...deprecation.get(apiVersion) };
-      answer = { ...answer, headers: { ...headers, 'Api-Version': apiVersion } };
-      // Added to what CORS may have put there (Origin), not in its place.
-      res.vary('Api-Version');
+      res.setHeader('Api-Version', apiVersion);
+      const deprecated = deprecation.get(apiVersion);
+      if (deprecated)
+        for (const name of Object.keys(deprecated)) res.setHeader(name, deprecated[name]);
+      // Added to what CORS may have put there (Origin), not in its place; no answer sets its own.
+      const vary = res.getHeader('Vary');
+      res.setHeader('Vary', vary === undefined ? 'Api-Version' : `${vary}, Api-Version`);
     }
     sendReply(res, answer, api.writeBody(answer, operationId, res.locals.requestId, apiVersion));
   };

@@ -13,6 +13,7 @@ import { answerDown, requestUp } from '../versions/migrate';
 import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
 import { responseBodies, type WriteBody } from './response-bodies';
+import { installRouter } from './shims/routing';
 import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
 
 /** The supported versions and the documents of those older than the newest, by version. */
@@ -66,6 +67,8 @@ export async function olderVersions(
       ...options,
     });
     await api.init();
+    // The newest version's router: openapi-backend's own lists every operation again at each lookup.
+    installRouter(api);
     const problem = (api.definition.components!.schemas as Record<string, Record<string, unknown>>)
       .Problem;
     byVersion.set(version, { api, writeBody: responseBodies(api.getOperations(), problem) });
@@ -81,7 +84,8 @@ export async function olderVersions(
 
     bringUp(version, operationId, sent, parsed) {
       const { api } = of(version);
-      const validation = api.validator.validateRequest(sent, operationId);
+      // A copy, so that the parse the router keeps on the request it parsed stays the newest's.
+      const validation = api.validator.validateRequest({ ...sent }, operationId);
       if (validation.errors) {
         const operation = api.getOperation(operationId) as { 'x-field-hints'?: FieldHints };
         const { issues, notListed } = validationIssues(
