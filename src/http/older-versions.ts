@@ -125,10 +125,12 @@ export async function olderVersions(
     bringDown(version, operationId, reply) {
       if (reply.body === undefined || reply.contentType === 'application/problem+json')
         return reply;
+      // The handler's answer is this request's alone: brought down where it is, not copied.
       const { body } = answerDown(
         version,
         { operationId, status: reply.status, body: reply.body as Json },
         set.registry,
+        { inPlace: true },
       );
       return { ...reply, body };
     },

@@ -6,6 +6,11 @@
 import type { JsonObject, VersionedAnswer, VersionedRequest } from './change';
 import { changesSince, versions, type SupportedVersion } from './versions';
 
+/** `inPlace`: the caller's own copy, changed where it is rather than copied first. */
+export interface Ownership {
+  inPlace?: boolean;
+}
+
 /** A request of `version` as the newest version would have it (the changes redone, oldest first). */
 export function requestUp(
   version: string,
@@ -13,7 +18,7 @@ export function requestUp(
   registry: readonly SupportedVersion[] = versions,
 ): VersionedRequest {
   let up = structuredClone(request);
-  for (const change of changesSince(version, registry).reverse())
+  for (const change of [...changesSince(version, registry)].reverse())
     if (change.request) up = change.request(up);
   return up;
 }
@@ -23,8 +28,9 @@ export function answerDown(
   version: string,
   answer: VersionedAnswer,
   registry: readonly SupportedVersion[] = versions,
+  { inPlace = false }: Ownership = {},
 ): VersionedAnswer {
-  let down = structuredClone(answer);
+  let down = inPlace ? answer : structuredClone(answer);
   for (const change of changesSince(version, registry))
     if (change.answer) down = change.answer(down);
   return down;
@@ -35,8 +41,9 @@ export function eventDown(
   version: string,
   event: JsonObject,
   registry: readonly SupportedVersion[] = versions,
+  { inPlace = false }: Ownership = {},
 ): JsonObject {
-  let down = structuredClone(event);
+  let down = inPlace ? event : structuredClone(event);
   for (const change of changesSince(version, registry)) if (change.event) down = change.event(down);
   return down;
 }

@@ -61,8 +61,18 @@ export function isSupportedVersion(value: string): boolean {
 export function changesSince(
   version: string,
   registry: readonly SupportedVersion[] = versions,
-): VersionChange[] {
-  const index = registry.findIndex((entry) => entry.version === version);
-  if (index < 0) throw new Error(`${version} is not a supported version`);
-  return registry.slice(0, index).flatMap((entry) => entry.changes);
+): readonly VersionChange[] {
+  // Asked for at every answer and event of an older version: worked out once per version.
+  let byVersion = changesOf.get(registry);
+  if (byVersion === undefined) changesOf.set(registry, (byVersion = new Map()));
+  let changes = byVersion.get(version);
+  if (changes === undefined) {
+    const index = registry.findIndex((entry) => entry.version === version);
+    if (index < 0) throw new Error(`${version} is not a supported version`);
+    changes = registry.slice(0, index).flatMap((entry) => entry.changes);
+    byVersion.set(version, changes);
+  }
+  return changes;
 }
+
+const changesOf = new WeakMap<readonly SupportedVersion[], Map<string, readonly VersionChange[]>>();

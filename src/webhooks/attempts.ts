@@ -20,7 +20,9 @@ export const settled = (result: AttemptResult): Attempt => ({
  */
 function bodyIn(apiVersion: string, json: string): string {
   if (apiVersion === newestVersion) return json;
-  return JSON.stringify(eventDown(apiVersion, JSON.parse(json) as JsonObject));
+  return JSON.stringify(
+    eventDown(apiVersion, JSON.parse(json) as JsonObject, undefined, { inPlace: true }),
+  );
 }
 
 /**
