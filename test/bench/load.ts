@@ -19,6 +19,8 @@ export interface LoadOptions {
   seconds: number;
   /** Requests per second across all connections; as fast as answered when absent. */
   rate?: number;
+  /** Sent on every request beside the key (an `Api-Version`, say). */
+  headers?: Record<string, string>;
 }
 
 export async function drive(
@@ -32,7 +34,11 @@ export async function drive(
     connections: options.connections,
     duration: options.seconds,
     overallRate: options.rate,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      'Content-Type': 'application/json',
+      ...options.headers,
+    },
     requests: [{ setupRequest: (request) => ({ ...request, ...operation.next() }) }],
   });
   const failed = result.non2xx + result.errors + result.timeouts;

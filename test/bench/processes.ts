@@ -23,19 +23,20 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 /**
- * Node's arguments for the service exactly as `npm start` runs it: its flags and entry point.
+ * Node's arguments for the service exactly as `npm start` runs it: its flags and entry point (of
+ * this checkout, or of the built checkout at `root`).
  * With BENCH_CPU_PROF=folder, each service also writes a CPU profile of each of its threads
  * there when it stops (node --cpu-prof, which NODE_OPTIONS does not take).
  */
-export function serviceArguments(): string[] {
-  const { scripts } = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8'));
+export function serviceArguments(root = projectRoot): string[] {
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const command = /&& node (.+)$/.exec(scripts.start)?.[1];
   if (command === undefined)
     throw new Error(`cannot read the node command in the start script: ${scripts.start}`);
   const profile = process.env.BENCH_CPU_PROF;
   return [
     ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
-    ...command.split(' ').map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg))),
+    ...command.split(' ').map((arg) => (arg.startsWith('-') ? arg : path.join(root, arg))),
   ];
 }
 

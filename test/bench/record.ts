@@ -17,6 +17,7 @@ const parts = [
   'startup-bench',
   'verify-pact-bench',
   'run-bench',
+  'versions-bench',
   'events-bench',
   'webhooks-bench',
   'follow-bench',

@@ -1,8 +1,9 @@
 /**
  * `make bench`, webhooks part, on MariaDB: endpoints on a local receiver that answers 204 at once,
- * in three shapes, each on a database and service of its own: one endpoint; ten endpoints of one
- * tenant (each event goes to all ten); ten tenants with one endpoint each (the writers spread over
- * them). For each:
+ * in four shapes, each on a database and service of its own: one endpoint; ten endpoints of one
+ * tenant (each event goes to all ten); the same with every other endpoint in the oldest API version
+ * (its deliveries rendered down at each attempt); ten tenants with one endpoint each (the writers
+ * spread over them). For each:
  * 1. The create rate without endpoints, and its CPU per create.
  * 2. At the peak create rate (and, for one endpoint, at half of it): deliveries per second while
  *    writing, the delay from each create's 2xx to its delivery, p50 and p99, how long after the
@@ -22,6 +23,7 @@ import { issueApiKey } from '../../src/cli/issue-api-key';
 import { numbered } from '../../src/db/event-log';
 import { createRepositories } from '../../src/all-repositories';
 import { nowForDb } from '../../src/db/timestamps';
+import { supportedVersions } from '../../src/versions/versions';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, withKnex } from './fixture';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
@@ -42,6 +44,8 @@ const serviceEnv = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
 };
 
+const oldestVersion = supportedVersions[supportedVersions.length - 1];
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,6 +57,8 @@ interface Shape {
   /** Whose shares the backlog compares: each endpoint's, or each tenant's. */
   shares: 'endpoint' | 'tenant';
   halfRate: boolean;
+  /** Every other endpoint in the oldest version: each of its deliveries rendered down at the attempt. */
+  twoVersions?: boolean;
 }
 
 const shapes: Shape[] = [
@@ -63,6 +69,14 @@ const shapes: Shape[] = [
     endpointsPerTenant: 10,
     shares: 'endpoint',
     halfRate: false,
+  },
+  {
+    name: `10 endpoints of one tenant, half in ${oldestVersion}`,
+    tenants: 1,
+    endpointsPerTenant: 10,
+    shares: 'endpoint',
+    halfRate: false,
+    twoVersions: true,
   },
   {
     name: '10 tenants, one endpoint each',
@@ -398,8 +412,13 @@ async function runShape(shape: Shape, receiver: Receiver) {
           const response = await fetch(`${service.url}/v1/webhook-endpoints`, {
             method: 'POST',
             headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ url: `${receiver.base}${path}` }),
+            body: JSON.stringify({
+              url: `${receiver.base}${path}`,
+              ...(shape.twoVersions && e % 2 === 1 ? { api_version: oldestVersion } : {}),
+            }),
           });
+          if (response.status !== 201)
+            throw new Error(`registering ${path}: ${response.status} ${await response.text()}`);
           const endpoint = (await response.json()) as { webhook_endpoint_id: string };
           tenant.endpoints.push({ id: endpoint.webhook_endpoint_id, path });
         }
