@@ -14,10 +14,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ProblemError } from '../errors';
 import { requestedVersion } from '../http/api-version';
+import { requestIdFor } from '../http/observability';
 import { problemFor } from '../http/problems';
 import { projectRoot } from '../paths';
 import { documentFileOf } from '../versions/documents';
 import { newestVersion, supportedVersions } from '../versions/versions';
+import { requestChecks } from './mock-requests';
+
+/** The most of a request's body the mock reads: past it, the service's 413. */
+const maxBodyBytes = 1024 * 1024;
 
 /** A free loopback port, as the system gives one. */
 function freePort(): Promise<number> {
@@ -39,10 +44,22 @@ function startPrism(version: string, port: number, dynamic: boolean): ChildProce
 }
 
 /** The problem the service gives an unsupported version, as the mock gives it. */
-function refuse(res: http.ServerResponse, error: ProblemError): void {
+function refuse(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  error: ProblemError,
+  version?: string,
+): void {
   const problem = problemFor(error);
-  res.writeHead(problem.status, { 'Content-Type': 'application/problem+json; charset=utf-8' });
-  res.end(JSON.stringify(problem.body));
+  const requestId = requestIdFor(req.headers['x-request-id']);
+  res.writeHead(problem.status, {
+    'Content-Type': 'application/problem+json; charset=utf-8',
+    'X-Request-Id': requestId,
+    ...problem.headers,
+    // What the service says of every answer given in a version.
+    ...(version === undefined ? {} : { 'Api-Version': version, Vary: 'Api-Version' }),
+  });
+  res.end(JSON.stringify({ ...(problem.body as object), request_id: requestId }));
 }
 
 async function main(): Promise<void> {
@@ -59,23 +76,15 @@ async function main(): Promise<void> {
     ports.set(version, port);
     mocks.push(startPrism(version, port, values.dynamic!));
   }
-  const front = http.createServer((req, res) => {
-    const header = req.headers['api-version'];
-    let version: string;
-    try {
-      version = requestedVersion(Array.isArray(header) ? header.join(',') : header, newestVersion);
-    } catch (error) {
-      if (error instanceof ProblemError) return refuse(res, error);
-      throw error;
-    }
+  const check = await requestChecks();
+  const forward = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    port: number,
+    body: Buffer,
+  ) => {
     const upstream = http.request(
-      {
-        host: '127.0.0.1',
-        port: ports.get(version),
-        method: req.method,
-        path: req.url,
-        headers: req.headers,
-      },
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -86,7 +95,39 @@ async function main(): Promise<void> {
       if (!res.headersSent) res.writeHead(503, { 'Retry-After': '1' });
       res.end();
     });
-    req.pipe(upstream);
+    upstream.end(body);
+  };
+  const front = http.createServer((req, res) => {
+    const header = req.headers['api-version'];
+    let version: string;
+    try {
+      version = requestedVersion(Array.isArray(header) ? header.join(',') : header, newestVersion);
+    } catch (error) {
+      if (error instanceof ProblemError) return refuse(req, res, error);
+      throw error;
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    req.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (length <= maxBodyBytes) chunks.push(chunk);
+    });
+    req.once('end', () => {
+      if (length > maxBodyBytes)
+        return refuse(
+          req,
+          res,
+          new ProblemError(
+            'payload-too-large',
+            `The request body is over the limit of ${maxBodyBytes} bytes.`,
+          ),
+          version,
+        );
+      const body = Buffer.concat(chunks);
+      const refusal = check(version, req, body);
+      if (refusal) return refuse(req, res, refusal, version);
+      forward(req, res, ports.get(version)!, body);
+    });
   });
   front.listen(Number(values.port), '127.0.0.1', () =>
     console.log(

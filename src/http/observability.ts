@@ -24,6 +24,10 @@ export interface RequestContext {
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A request's id: the client's own X-Request-Id when sane, else a new one. */
+export const requestIdFor = (sent: string | string[] | undefined): string =>
+  typeof sent === 'string' && saneRequestId.test(sent) ? sent : uuidv7();
+
 /**
  * The request metrics, on the registry the background work puts its own on. A long poll counts in
  * http_requests_total like any request, but its time goes to http_long_poll_duration_seconds:
@@ -139,8 +143,7 @@ export const clientClosedRequest = 499;
 export function observeRequests(logger: Logger, metrics: Metrics) {
   return (req: Request, res: Response) => {
     const started = process.hrtime.bigint();
-    const sent = req.headers['x-request-id'];
-    const requestId = typeof sent === 'string' && saneRequestId.test(sent) ? sent : uuidv7();
+    const requestId = requestIdFor(req.headers['x-request-id']);
     const requestContext: RequestContext = { requestId };
     res.locals.requestId = requestId;
     res.locals.requestContext = requestContext;

@@ -5,8 +5,7 @@
  * and written by that version's schemas. A request in the newest version does none of this.
  */
 import fs from 'node:fs';
-import { OpenAPIBackend, type Document, type ParsedRequest, type Request } from 'openapi-backend';
-import { ProblemError } from '../errors';
+import type { Document, OpenAPIBackend, ParsedRequest, Request } from 'openapi-backend';
 import type { Json } from '../versions/change';
 import { documentFileOf } from '../versions/documents';
 import { answerDown, requestUp } from '../versions/migrate';
@@ -14,7 +13,7 @@ import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { installRouter } from './shims/routing';
-import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
+import { invalidRequest, validatingBackend, validInVersion } from './request-validation';
 
 /** The supported versions and the documents of those older than the newest, by version. */
 export interface VersionSet {
@@ -48,25 +47,14 @@ export interface OlderVersions {
   writeBody(version: string): WriteBody;
 }
 
-type Customize = ConstructorParameters<typeof OpenAPIBackend>[0];
-
 export async function olderVersions(
   set: VersionSet,
-  options: Pick<Customize, 'ajvOpts' | 'customizeAjv'>,
   /** Whether the newest version's document takes the request as sent: the refusal then says so. */
   newestTakes: (sent: Request, operationId: string) => boolean = () => false,
 ): Promise<OlderVersions> {
   const byVersion = new Map<string, { api: OpenAPIBackend; writeBody: WriteBody }>();
   for (const [version, definition] of set.documents) {
-    const api = new OpenAPIBackend({
-      definition,
-      strict: true,
-      quick: true,
-      coerceTypes: true,
-      validate: true,
-      ...options,
-    });
-    await api.init();
+    const api = await validatingBackend(definition);
     // The newest version's router: openapi-backend's own lists every operation again at each lookup.
     installRouter(api);
     const problem = (api.definition.components!.schemas as Record<string, Record<string, unknown>>)
@@ -87,19 +75,11 @@ export async function olderVersions(
       // A copy, so that the parse the router keeps on the request it parsed stays the newest's.
       const validation = api.validator.validateRequest({ ...sent }, operationId);
       if (validation.errors) {
-        const operation = api.getOperation(operationId) as { 'x-field-hints'?: FieldHints };
-        const { issues, notListed } = validationIssues(
+        throw invalidRequest(
           validation.errors,
-          operation['x-field-hints'],
+          api.getOperation(operationId)!,
+          newestTakes(sent, operationId) ? validInVersion(set.registry[0].version) : '',
         );
-        const newest = set.registry[0].version;
-        const elsewhere = newestTakes(sent, operationId)
-          ? ` It is valid in API version ${newest}: send Api-Version: ${newest} to use it.`
-          : '';
-        throw new ProblemError('invalid-request', describeIssues(issues, notListed) + elsewhere, {
-          errors: issues,
-          errorsNotListed: notListed,
-        });
       }
       const query: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(sent.query ?? {}))

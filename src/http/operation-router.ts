@@ -3,11 +3,8 @@
  * operationId, authenticated, checked for scope and media type, validated, and only then handed
  * to the handler of that operationId. Every way out that is not a handler's is a problem.
  */
-import Ajv, { type Options as AjvOptions } from 'ajv';
-import addFormats from 'ajv-formats';
 import {
   OpenAPIBackend,
-  ValidationContext,
   type Context,
   type Document,
   type Operation,
@@ -37,14 +34,7 @@ import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
 import { unknownFieldFloodCheck } from './unknown-field-flood';
 import type { AuthFailureBudget } from './rate-limit';
-import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
-
-function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
-  // Query parameters arrive as strings; `?status=done` once must still be an array of one.
-  const ajvFor =
-    context === ValidationContext.Params ? new Ajv({ ...options, coerceTypes: 'array' }) : ajv;
-  return addFormats(ajvFor);
-}
+import { invalidRequest, validationOptions } from './request-validation';
 
 const headerParameters = new WeakMap<Operation, string[]>();
 
@@ -170,8 +160,7 @@ export async function createOperationRouter({
   knownKeys,
   versions = madeVersionSet(),
 }: RouterParts): Promise<OperationRouter> {
-  const ajvOpts = { allErrors: true, useDefaults: true, verbose: true };
-  const older = await olderVersions(versions, { ajvOpts, customizeAjv }, (request, operationId) => {
+  const older = await olderVersions(versions, (request, operationId) => {
     const { 'api-version': _named, ...headers } = request.headers;
     return !api.validator.validateRequest({ ...request, headers }, operationId).errors;
   });
@@ -187,8 +176,7 @@ export async function createOperationRouter({
     // its tests do.
     quick: true,
     coerceTypes: true,
-    ajvOpts,
-    customizeAjv,
+    ...validationOptions,
   });
   const { handlers, checks } = operationHandlers({
     repositories,
@@ -260,12 +248,7 @@ export async function createOperationRouter({
         );
     },
     validationFail: (context: Context) => {
-      const hints = (context.operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
-      const { issues, notListed } = validationIssues(context.validation.errors ?? [], hints);
-      throw new ProblemError('invalid-request', describeIssues(issues, notListed), {
-        errors: issues,
-        errorsNotListed: notListed,
-      });
+      throw invalidRequest(context.validation.errors ?? [], context.operation);
     },
     notImplemented: (context: Context) => {
       throw new Error(`no handler for ${context.operation.operationId}`);

@@ -1,15 +1,20 @@
 /**
  * `make mock` answers every API version on one port (issue 45): a request gets the mock of the
  * version its `Api-Version` names (the newest's without one), from that version's document; a
- * version the service does not support is its 400 problem.
+ * version the service does not support is its 400 problem. An invalid request gets the service's
+ * own 400, in its words, rather than a documented example of another fault (issue 47, item 7).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths';
 import { newestVersion } from '../../src/versions/versions';
+import { assertConformsToContract } from '../support/contract';
 import { freePort } from '../support/free-port';
+import { startTestService, type TestService } from '../support/test-service';
 
 let mock: ChildProcess;
+let service: TestService;
+let key: string;
 let url: string;
 const taskPath = '/v1/tasks/0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12';
 const get = (version?: string) =>
@@ -27,6 +32,8 @@ beforeAll(async () => {
       stdio: 'ignore',
     },
   );
+  service = await startTestService();
+  key = await service.createKey('mock-parity');
   // Up once every version's Prism answers through it.
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -38,8 +45,9 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }, 90_000);
-afterAll(() => {
+afterAll(async () => {
   mock.kill('SIGTERM');
+  await service.stop();
 });
 
 it("answers each version from its own document, and the newest's without Api-Version", async () => {
@@ -60,4 +68,76 @@ it('refuses a version the service does not support, as the service does', async 
   const problem = (await answer.json()) as { type: string; detail: string };
   expect(problem.type).toBe('/problems/unsupported-api-version');
   expect(problem.detail).toContain('the supported versions are 2026-12-15, 2026-11-28');
+});
+
+describe("an invalid request gets the service's own 400, naming what is wrong", () => {
+  const bad: Array<[string, string, string, string | undefined, Record<string, string>?]> = [
+    ['a status that is none', 'PATCH', taskPath, '{"status":"finished"}'],
+    ['a create without a project, its title empty', 'POST', '/v1/tasks', '{"title":""}'],
+    ['a field that is none', 'POST', '/v1/projects', '{"name":"Launch","colour":"red"}'],
+    ['a query parameter out of range', 'GET', '/v1/projects?limit=1000', undefined],
+    ['a body that is not JSON', 'POST', '/v1/projects', '{"name":'],
+    [
+      'cancelled in 2026-11-28',
+      'PATCH',
+      taskPath,
+      '{"status":"cancelled"}',
+      { 'Api-Version': '2026-11-28' },
+    ],
+  ];
+  it.each(bad)('%s', async (_case, method, path, body, headers = {}) => {
+    const init = {
+      method,
+      // One id for both, so that the two problems can be compared whole.
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'mock-parity', ...headers },
+      body,
+    };
+    const fromMock = await fetch(url + path, {
+      ...init,
+      headers: { ...init.headers, Authorization: 'Bearer any' },
+    });
+    const fromService = await service.send(method, path, { key, headers: init.headers, body });
+    const text = await fromMock.text();
+    const problem = JSON.parse(text);
+    expect({ status: fromMock.status, problem }).toEqual({
+      status: fromService.status,
+      problem: fromService.json,
+    });
+    expect(fromMock.status).toBe(400);
+    expect(fromMock.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    await assertConformsToContract(method, path, {
+      status: fromMock.status,
+      headers: fromMock.headers,
+      text,
+    });
+  });
+
+  it('names /status with the values it may take', async () => {
+    const answer = await fetch(url + taskPath, {
+      method: 'PATCH',
+      headers: { Authorization: 'Bearer any', 'Content-Type': 'application/json' },
+      body: '{"status":"finished"}',
+    });
+    const problem = (await answer.json()) as {
+      errors: Array<{ pointer: string; message: string }>;
+    };
+    expect(problem.errors).toEqual([
+      expect.objectContaining({ pointer: '/status', message: expect.stringContaining('done') }),
+    ]);
+  });
+
+  it('leaves a valid request to Prism, and a request without a key to its 401', async () => {
+    const valid = await fetch(url + '/v1/projects', {
+      method: 'POST',
+      headers: { Authorization: 'Bearer any', 'Content-Type': 'application/json' },
+      body: '{"name":"Launch"}',
+    });
+    expect(valid.status).toBe(201);
+    const keyless = await fetch(url + taskPath, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"status":"finished"}',
+    });
+    expect(keyless.status).toBe(401);
+  });
 });

@@ -1,0 +1,58 @@
+/**
+ * How a request is validated against a version's document, by the service and by `make mock`
+ * alike, so that both refuse the same requests in the same words: ajv's options, the backend
+ * that validates, and the problem a failure is.
+ */
+import Ajv, { type ErrorObject, type Options as AjvOptions } from 'ajv';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, ValidationContext, type Document, type Operation } from 'openapi-backend';
+import { ProblemError } from '../errors';
+import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
+
+function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
+  // Query parameters arrive as strings; `?status=done` once must still be an array of one.
+  const ajvFor =
+    context === ValidationContext.Params ? new Ajv({ ...options, coerceTypes: 'array' }) : ajv;
+  return addFormats(ajvFor);
+}
+
+export const validationOptions = {
+  ajvOpts: { allErrors: true, useDefaults: true, verbose: true },
+  customizeAjv,
+};
+
+/**
+ * A backend that validates requests by `definition`, initialised. Quick: no check of the
+ * document against the OpenAPI schema (the linters do that before it ships), and validators
+ * compiled when first needed.
+ */
+export async function validatingBackend(definition: Document): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    quick: true,
+    coerceTypes: true,
+    validate: true,
+    ...validationOptions,
+  });
+  await api.init();
+  return api;
+}
+
+/** The 400 a request that fails validation gets; `more` is said after what is wrong. */
+export function invalidRequest(
+  errors: ErrorObject[],
+  operation: Operation,
+  more = '',
+): ProblemError {
+  const hints = (operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
+  const { issues, notListed } = validationIssues(errors, hints);
+  return new ProblemError('invalid-request', describeIssues(issues, notListed) + more, {
+    errors: issues,
+    errorsNotListed: notListed,
+  });
+}
+
+/** Said after a refusal in an older version when the newest version takes the same request. */
+export const validInVersion = (version: string) =>
+  ` It is valid in API version ${version}: send Api-Version: ${version} to use it.`;
