@@ -17,18 +17,22 @@ npm run -s build  # the CLI tests run the compiled entry points, as npm run does
 npm run -s versions -- check
 npm run -s versions -- gate >/dev/null
 
-# The Prometheus alert rules: promtool checks them and runs their unit tests (the jest tests check
-# that every metric they name is in a real scrape). Without promtool this is reported as not run,
-# except in CI, where it fails.
+# The Prometheus alert rules: promtool checks them and runs their unit tests, and checks the
+# Grafana dashboard's queries as rules (the jest tests check that every metric they name is in a
+# real scrape). Without promtool this is reported as not run, except in CI, where it fails.
 promtool="${PROMTOOL_PATH:-promtool}"
 if command -v "$promtool" >/dev/null; then
   "$promtool" check rules deploy/prometheus/alerts.yml >/dev/null
   "$promtool" test rules deploy/prometheus/alerts.test.yml >/dev/null
+  dashboard_rules=$(mktemp)
+  node test/support/dashboard-as-rules.js >"$dashboard_rules"
+  "$promtool" check rules "$dashboard_rules" >/dev/null
+  rm "$dashboard_rules"
 elif [ "${CI:-}" = true ]; then
   echo "The alert rules need promtool to be checked, which is missing, and CI requires it." >&2
   exit 1
 else
-  echo "*** The alert rules were NOT checked by promtool: apt-get install prometheus, or set PROMTOOL_PATH." >&2
+  echo "*** The alert rules and the dashboard's queries were NOT checked by promtool: apt-get install prometheus, or set PROMTOOL_PATH." >&2
 fi
 
 projects=(sqlite)

@@ -3,17 +3,14 @@
  * webhook attempts by outcome with one log line each (never the body, the secret or the URL's
  * query), attempts in flight, due and overdue, the delay to a 2xx, endpoints disabled; events
  * waiting for a number, the numbering lag, the lease held, lost and gained again; long polls
- * waiting and kept out of the request latency; the start-up warning when the guard is off; and
- * the Grafana dashboard, every metric it queries found in a real scrape.
+ * waiting and kept out of the request latency; the start-up warning when the guard is off.
+ * (The dashboard and the alert rules over these metrics: dashboard-and-alerts.test.ts.)
  */
-import { readFileSync } from 'node:fs';
-import YAML from 'yaml';
-import path from 'node:path';
 import type { components } from '../../generated/api';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { plannedAttempt } from '../../src/webhooks/webhook-deliveries-repository';
 import { capturedLog } from '../support/captured-log';
-import { metricNamesIn, scrapeMetrics, scrapeUntil, type Scrape } from '../support/metrics-scrape';
+import { scrapeMetrics, scrapeUntil, type Scrape } from '../support/metrics-scrape';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { startTestService, type TestService } from '../support/test-service';
 
@@ -325,81 +322,5 @@ describe('long polls', () => {
     expect(at(after, 'http_long_poll_duration_seconds_bucket{le="0.01",status="200"}')).toBe(
       before.value('http_long_poll_duration_seconds_bucket{le="0.01",status="200"}') ?? 0,
     );
-  });
-});
-
-describe('the Grafana dashboard', () => {
-  const dashboard = JSON.parse(
-    readFileSync(path.join(__dirname, '../../deploy/grafana/task-tracker.json'), 'utf8'),
-  );
-  const expressions = (node: unknown): string[] =>
-    node !== null && typeof node === 'object'
-      ? Object.entries(node).flatMap(([name, value]) =>
-          name === 'expr' && typeof value === 'string' ? [value] : expressions(value),
-        )
-      : [];
-
-  it('reads names from PromQL: metrics, not functions, labels or keywords', () => {
-    expect(
-      metricNamesIn(
-        'histogram_quantile(0.95, sum by (le, operation) (rate(http_request_duration_seconds_bucket{status=~"5.."}[$__rate_interval])))',
-      ),
-    ).toEqual(['http_request_duration_seconds_bucket']);
-    expect(
-      metricNamesIn('sum(a_total) / ignoring(x) b_total offset 5m > bool 0 and on(instance) c'),
-    ).toEqual(['a_total', 'b_total', 'c']);
-  });
-
-  it('queries only metrics that a scrape of the running service has, and every metric of the service', async () => {
-    const queried = new Set(expressions(dashboard).flatMap(metricNamesIn));
-    // The tests above made every labelled series appear.
-    await api.send('GET', '/v1/projects', { key: await api.createKey('dashboard') });
-    const scrape = await scrapeMetrics(api.baseUrl);
-    expect([...queried].filter((name) => !scrape.names.has(name))).toEqual([]);
-    // Every family of the service's own (not Node's process metrics), its histograms by their buckets.
-    const families = [...scrape.text.matchAll(/^# TYPE (\S+) (\S+)$/gm)]
-      .filter(([, name]) => !/^(process|nodejs)_/.test(name))
-      .map(([, name, type]) => (type === 'histogram' ? `${name}_bucket` : name));
-    expect(families.length).toBeGreaterThan(15);
-    expect(families.filter((name) => !queried.has(name))).toEqual([]);
-  });
-});
-
-describe('the Prometheus alert rules', () => {
-  const rules = (
-    YAML.parse(
-      readFileSync(path.join(__dirname, '../../deploy/prometheus/alerts.yml'), 'utf8'),
-    ) as {
-      groups: Array<{
-        rules: Array<{ alert: string; expr: string; annotations: Record<string, string> }>;
-      }>;
-    }
-  ).groups.flatMap((group) => group.rules);
-
-  it('query only metrics that a scrape of the running service has', async () => {
-    await api.send('GET', '/v1/projects', { key: await api.createKey('alerts') });
-    const scrape = await scrapeMetrics(api.baseUrl);
-    const queried = new Set(rules.flatMap((rule) => metricNamesIn(rule.expr)));
-    expect(queried.size).toBeGreaterThan(10);
-    expect([...queried].filter((name) => !scrape.names.has(name))).toEqual([]);
-  });
-
-  it('alert on every metric the README\'s "alert when" column names a condition for', () => {
-    const readme = readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('| metric | what | alert when |'));
-    const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
-    const alerted = rows
-      .map((row) => row.split(' | '))
-      .filter((cells) => !cells[cells.length - 1].trim().startsWith('—'))
-      .map((cells) => [...cells[0].matchAll(/`([a-z][a-z_]+)/g)].map((match) => match[1]));
-    const covered = new Set(rules.flatMap((rule) => metricNamesIn(rule.expr)));
-    const named = (metric: string) =>
-      [...covered].some((name) => name === metric || name.startsWith(`${metric}_`));
-    // The long polls' level depends on the tenants polling, which no metric gives (alerts.yml says so).
-    // A row may name several metrics (the pool's): a rule on one of them covers it.
-    expect(alerted.filter((metrics) => !metrics.some(named))).toEqual([
-      ['events_long_polls_waiting'],
-    ]);
-    for (const rule of rules) expect(rule.annotations.summary).toMatch(/\S/);
   });
 });

@@ -38,33 +38,3 @@ export async function scrapeUntil(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-/** The metric names a PromQL expression reads: its identifiers that are neither functions, keywords nor labels. */
-export function metricNamesIn(expr: string): string[] {
-  const stripped = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\{[^}]*\}/g, ' ')
-    .replace(/\[[^\]]*\]/g, ' ')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
-    .replace(/\$\{?\w+\}?/g, ' ');
-  const keywords = new Set([
-    'by',
-    'without',
-    'on',
-    'ignoring',
-    'group_left',
-    'group_right',
-    'bool',
-    'and',
-    'or',
-    'unless',
-    'offset',
-    'inf',
-    'nan',
-  ]);
-  const names: string[] = [];
-  for (const [, name, call] of stripped.matchAll(/(?<![\w.])([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?/g)) {
-    if (call === undefined && !keywords.has(name.toLowerCase())) names.push(name);
-  }
-  return names;
-}
