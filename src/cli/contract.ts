@@ -18,6 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config';
 import { checkPacts, checkReport } from '../contract-testing/check-pacts';
+import { exchangesOf, exchangeText } from '../contract-testing/exchanges';
 import { defaultInteractionVersion } from '../contract-testing/interaction-versions';
 import { upgradeReport, upgradeText } from '../contract-testing/upgrade-report';
 import { loadDocument } from '../http/document';
@@ -78,6 +79,7 @@ function readPacts(
 
 /** What the summary reads of each interaction's result in Pact's. */
 interface InteractionOutcome {
+  consumer?: string;
   description: string;
   result: string;
 }
@@ -142,9 +144,19 @@ async function verifyPact(args: string[]): Promise<number> {
     if (values.junit) fs.writeFileSync(values.junit, junitReport(pacts, outcome));
     for (const { interaction, reason } of outcome.providerFailures)
       console.log(`The provider could not run "${interaction}": ${reason}`);
-    const failed = ((outcome.results.interactionResults ?? []) as InteractionOutcome[])
-      .filter((result) => result.result !== 'OK')
-      .map((result) => JSON.stringify(result.description));
+    const failures = ((outcome.results.interactionResults ?? []) as InteractionOutcome[]).filter(
+      (result) => result.result !== 'OK',
+    );
+    // Pact's report says what differed; what the sandbox answered says why.
+    for (const result of failures) {
+      const exchanges = exchangesOf(outcome.exchanges, result);
+      if (exchanges.length === 0) continue;
+      console.log(
+        `\nWhat "${result.description}"${result.consumer ? ` (${result.consumer})` : ''} sent and was answered:`,
+      );
+      for (const line of exchanges.flatMap(exchangeText)) console.log(`  ${line}`);
+    }
+    const failed = failures.map((result) => JSON.stringify(result.description));
     const ms = Date.now() - started;
     console.log(
       outcome.passed

@@ -1,7 +1,9 @@
 /**
  * A JUnit report of a verification, from Pact's own results: one test suite per consumer and
- * provider, one test case per interaction, its mismatches (or the provider's reason) as the failure.
+ * provider, one test case per interaction, its mismatches (or the provider's reason) and what was
+ * sent and answered as the failure.
  */
+import { exchangesOf, exchangeText } from './exchanges';
 import type { PactFile } from './pact-files';
 import type { VerificationOutcome } from './verify-pacts';
 
@@ -38,13 +40,17 @@ function seconds(duration = ''): number {
   return total;
 }
 
-function failureText(result: InteractionResult, reasons: string[]): string {
+function failureText(result: InteractionResult, outcome: VerificationOutcome): string {
+  const reasons = outcome.providerFailures
+    .filter((failure) => failure.interaction === result.description)
+    .map((failure) => failure.reason);
   const lines = [
     ...(result.mismatch?.message ? [result.mismatch.message] : []),
     ...(result.mismatch?.mismatches ?? []).map((mismatch) =>
       mismatch.path ? `${mismatch.path}: ${mismatch.mismatch}` : String(mismatch.mismatch),
     ),
     ...reasons,
+    ...exchangesOf(outcome.exchanges, result).flatMap(exchangeText),
   ];
   return lines.join('\n');
 }
@@ -72,10 +78,7 @@ export function junitReport(pacts: PactFile[], outcome: VerificationOutcome): st
         `    <testcase classname="${escape(name)}" name="${escape(result.description)}" time="${time}">`,
       );
       if (result.result !== 'OK') {
-        const reasons = outcome.providerFailures
-          .filter((failure) => failure.interaction === result.description)
-          .map((failure) => failure.reason);
-        const text = failureText(result, reasons);
+        const text = failureText(result, outcome);
         lines.push(
           `      <failure message="${escape(text.split('\n')[0] ?? '')}">${escape(text)}</failure>`,
         );

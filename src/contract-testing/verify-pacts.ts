@@ -2,13 +2,14 @@
  * Provider verification of consumers' pacts against the sandbox with Pact's own verifier. Pact
  * verifies one interaction at a time: its state changes come first, then its request (or its
  * message), then the tear-down. The request filter sees all three, so it gives each interaction a
- * tenant of its own, sets its states up there, answers its messages, and puts that tenant's key
- * on its request.
+ * tenant of its own, sets its states up there, answers its messages, puts that tenant's key
+ * on its request, and records the request and its answer for the report of a failure.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { Verifier } from '@pact-foundation/pact';
 import type { JsonObject } from '../versions/change';
 import { eventDown } from '../versions/migrate';
+import { recordExchange, type Exchange } from './exchanges';
 import { defaultInteractionVersion } from './interaction-versions';
 import { produceEvent } from './message-producers';
 import { PactFileError, type PactFile } from './pact-files';
@@ -33,6 +34,8 @@ export interface VerificationOutcome {
   passed: boolean;
   /** What the provider could not set up or produce, by interaction. */
   providerFailures: ProviderFailure[];
+  /** Each HTTP request forwarded to the sandbox and its answer, by interaction. */
+  exchanges: Exchange[];
   /** Pact's results: `errors` lists each failed interaction and its mismatches. */
   results: {
     result?: boolean;
@@ -43,6 +46,7 @@ export interface VerificationOutcome {
 
 /** An interaction as the verifier meets it: its description and the names of its states. */
 interface ExpectedInteraction {
+  consumer: string;
   description: string;
   states: string[];
 }
@@ -50,6 +54,7 @@ interface ExpectedInteraction {
 function expectedInteractions(pacts: PactFile[]): ExpectedInteraction[] {
   return pacts.flatMap((pact) =>
     pact.interactions.map((interaction) => ({
+      consumer: pact.consumer,
       description: String(interaction.description ?? ''),
       states: interaction.providerStates
         ? interaction.providerStates.map((state: { name: string }) => state.name)
@@ -67,6 +72,7 @@ export interface ProviderFailure {
 }
 
 type CurrentInteraction = InteractionTenant & {
+  consumer?: string;
   description: string;
   used: boolean;
   states: Set<string>;
@@ -112,6 +118,7 @@ class InteractionTenants {
     if (found >= 0) this.position = found;
     this.count += 1;
     this.current = {
+      consumer: found >= 0 ? this.expected[found].consumer : undefined,
       description: found >= 0 ? this.expected[found].description : `interaction ${this.count}`,
       api: await TenantApi.create(this.sandbox, `pact-${this.count}`),
       readOnly: false,
@@ -121,6 +128,13 @@ class InteractionTenants {
       states: new Set(),
     };
   }
+}
+
+/** What the request carried as `Authorization`, in words: the key itself is never shown. */
+function authorizationSent(sent: string | undefined, current: CurrentInteraction) {
+  if (sent === undefined) return undefined;
+  if (sent === invalidAuthorization) return `${invalidAuthorization} (the pact's, as it is)`;
+  return `a ${current.readOnly ? 'read-only' : 'write'} key of the interaction's tenant (not shown)`;
 }
 
 /** Messages carry JSON: Pact's verifier reads their metadata from this header, base64 JSON. */
@@ -136,7 +150,10 @@ const messageMetadata = Buffer.from(JSON.stringify({ contentType: 'application/j
 export function requestFilterFor(
   sandbox: Sandbox,
   pacts: PactFile[],
-  failures: ProviderFailure[],
+  {
+    providerFailures: failures,
+    exchanges,
+  }: Pick<VerificationOutcome, 'providerFailures' | 'exchanges'>,
   apiVersion: string = defaultInteractionVersion,
 ) {
   const tenants = new InteractionTenants(sandbox, expectedInteractions(pacts));
@@ -170,6 +187,7 @@ export function requestFilterFor(
       // An interaction that names no version is asked in the verification's (the states were
       // set up in the newest, whatever it is).
       req.headers['api-version'] ??= apiVersion;
+      exchanges.push(recordExchange(current, req, res, authorizationSent(sent, current)));
       next();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -188,14 +206,14 @@ export async function verifyPacts(
 ): Promise<VerificationOutcome> {
   // Pact's core reports usage to the internet unless told not to; a verification stays on this machine.
   process.env.PACT_DO_NOT_TRACK = 'true';
-  const providerFailures: ProviderFailure[] = [];
+  const recorded = { providerFailures: [] as ProviderFailure[], exchanges: [] as Exchange[] };
   const verifier = new Verifier({
     provider: pacts[0].provider,
     providerBaseUrl: sandbox.url,
     pactUrls: pacts.map((pact) => pact.path),
     ...(options.providerVersion ? { providerVersion: options.providerVersion } : {}),
     logLevel: options.logLevel ?? 'error',
-    requestFilter: requestFilterFor(sandbox, pacts, providerFailures, options.apiVersion),
+    requestFilter: requestFilterFor(sandbox, pacts, recorded, options.apiVersion),
   });
   let results: string;
   try {
@@ -205,9 +223,9 @@ export async function verifyPacts(
     const failed = resultsOf((error as Error).message);
     if (!failed) throw error;
     refuseUnloadedPacts(failed);
-    return { passed: false, providerFailures, results: failed };
+    return { passed: false, ...recorded, results: failed };
   }
-  return { passed: true, providerFailures, results: resultsOf(results) ?? {} };
+  return { passed: true, ...recorded, results: resultsOf(results) ?? {} };
 }
 
 /**

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/paths';
-import { jsonContent, removePacts, writePact } from './pacts';
+import { fromState, jsonContent, removePacts, writePact } from './pacts';
 
 const entryPoint = path.join(projectRoot, 'dist', 'src', 'cli', 'contract.js');
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-contract-cli-'));
@@ -75,6 +75,61 @@ test('verify-pact: a wrong expectation fails its interaction by name, with what 
   expect(report).toMatch(
     /name="the wrong project is listed"[^>]*>\s*<failure message="\$\.data\[0\]\.name: Expected &apos;Alpha&apos;/,
   );
+});
+
+const someId = '0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12';
+
+test('verify-pact: a failing interaction shows the request as sent and the problem answered, in the report and the JUnit file, never the key', async () => {
+  const file = writePact({
+    interactions: [
+      {
+        description: 'a task is finished',
+        providerStates: [{ name: 'a task exists' }],
+        request: {
+          method: 'PATCH',
+          path: `/v1/tasks/${someId}`,
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: { status: 'finished' },
+          generators: { path: fromState('/v1/tasks/${task_id}') },
+        },
+        response: { status: 200, body: { status: 'finished' } },
+      },
+      {
+        description: 'finished tasks are listed',
+        providerStates: [{ name: 'a project with tasks exists' }],
+        request: {
+          method: 'GET',
+          path: `/v1/projects/${someId}/tasks`,
+          query: 'status=finished',
+          headers: { ...auth, 'Api-Version': '2026-12-15' },
+          generators: { path: fromState('/v1/projects/${project_id}/tasks') },
+        },
+        response: { status: 200 },
+      },
+    ],
+  });
+  const junit = path.join(folder, 'answered.xml');
+  const run = await contract('verify-pact', '--junit', junit, file);
+  expect(run.code).toBe(1);
+  // Pact's own mismatch lines, then what was sent and answered under the interaction's name.
+  expect(run.stdout).toContain("$.status -> Expected 400 (Integer) to be equal to 'finished'");
+  const patch = run.stdout.slice(run.stdout.indexOf('What "a task is finished"'));
+  expect(patch).toMatch(
+    /^What "a task is finished" \(test-consumer\) sent and was answered:\n {2}sent PATCH \/v1\/tasks\/[0-9a-f-]{36}\n {4}Api-Version: 2026-11-28\n {4}Content-Type: application\/json\n {4}Authorization: a write key of the interaction's tenant \(not shown\)\n {2}answered 400 \(application\/problem\+json[^)]*\)\n {4}detail: .*\/status.*\n {4}errors:\n {6}body \/status: must be one of: pending, in_progress, done\n/,
+  );
+  expect(patch).not.toContain(someId);
+  expect(run.stdout).toMatch(
+    /What "finished tasks are listed" \(test-consumer\) sent and was answered:\n {2}sent GET \/v1\/projects\/[0-9a-f-]{36}\/tasks\?status=finished\n {4}Api-Version: 2026-12-15\n(.*\n)* {4}errors:\n {6}query status: /,
+  );
+  expect(run.stdout).toMatch(
+    /verify-pact: 2 of 2 interactions of 1 pact\(s\) failed: "a task is finished", "finished tasks are listed"/,
+  );
+  const report = fs.readFileSync(junit, 'utf8');
+  expect(report).toMatch(
+    /name="a task is finished"[^>]*>\s*<failure [^>]*>[^<]*expected 200 but was 400\nsent PATCH \/v1\/tasks\/[0-9a-f-]{36}\n[^<]*answered 400 [^<]*errors:\n {4}body \/status: must be one of/,
+  );
+  // The tenant's key went to the sandbox; neither the report nor the JUnit file shows it.
+  for (const text of [run.stdout, run.stderr, report]) expect(text).not.toMatch(/tt_[\w-]{43}/);
 });
 
 test('verify-pact: a folder of pacts that hold passes with exit 0', async () => {
