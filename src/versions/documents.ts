@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import YAML from 'yaml';
 import { openapiDocumentPath, projectRoot } from '../paths';
 import { objectAt, type JsonObject } from './change';
@@ -37,7 +38,40 @@ export function documentFor(
     header.schema = { ...(header.schema as JsonObject), enum: [version] };
     if ('example' in header) header.example = version;
   }
+  signDeliveryExample(document);
   return document;
+}
+
+const deliveryCallback =
+  '/paths/~1v1~1webhook-endpoints/post/callbacks/event/{$request.body#~1url}/post';
+
+/**
+ * The delivery's example `webhook-signature` is the example secret's over the example event as
+ * this version shows it: signed again once the changes have brought the event down, so that a
+ * receiver tested with a version's examples verifies them.
+ */
+function signDeliveryExample(document: JsonObject): void {
+  let callback: JsonObject;
+  try {
+    callback = objectAt(document, deliveryCallback);
+  } catch {
+    return; // a document without deliveries (the tests' small ones)
+  }
+  const examples = objectAt(document, '/components/examples');
+  const event = (examples.DeliveredEvent as JsonObject | undefined)?.value;
+  const secret = ((examples.NewWebhookEndpoint as JsonObject | undefined)?.value as JsonObject)
+    ?.secret;
+  const parameters = callback.parameters as JsonObject[];
+  const example = (name: string) => parameters.find((p) => p.name === name);
+  const [id, timestamp, signature] = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map(
+    example,
+  );
+  if (event === undefined || typeof secret !== 'string' || !id || !timestamp || !signature) return;
+  signature.example = new Webhook(secret).sign(
+    String(id.example),
+    new Date(Number(timestamp.example) * 1000),
+    JSON.stringify(event),
+  );
 }
 
 /** Where the made documents live, from the project's root. */

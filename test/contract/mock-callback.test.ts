@@ -5,8 +5,12 @@
  * Standard Webhooks headers are checked when they come, and then must carry the example
  * signature, made with the example secret.
  */
+import fs from 'node:fs';
 import { Webhook } from 'standardwebhooks';
+import YAML from 'yaml';
 import { loadDocument } from '../../src/http/document';
+import { documentFileOf } from '../../src/versions/documents';
+import { supportedVersions } from '../../src/versions/versions';
 import { startPrism, type RunningPrism } from '../support/prism';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -49,21 +53,24 @@ it('sends the example delivery to the URL a client registers', async () => {
   );
 });
 
-it('documents a signature that the example secret makes over the example event', () => {
-  const document = loadDocument().definition as any;
-  const { examples } = document.components;
-  const callback =
-    document.paths['/v1/webhook-endpoints'].post.callbacks.event['{$request.body#/url}'].post;
-  const example = (name: string) =>
-    callback.parameters.find((p: { name: string }) => p.name === name).example;
-  const body = JSON.stringify(examples.DeliveredEvent.value);
-  const timestamp = new Date(Number(example('webhook-timestamp')) * 1000);
-  expect(example('webhook-id')).toBe(examples.DeliveredEvent.value.event_id);
-  expect(example('webhook-signature')).toBe(
-    new Webhook(examples.NewWebhookEndpoint.value.secret).sign(
-      example('webhook-id'),
-      timestamp,
-      body,
-    ),
-  );
-});
+it.each(supportedVersions)(
+  'documents a signature that the example secret makes over the example event, in %s',
+  (version) => {
+    const document = YAML.parse(fs.readFileSync(documentFileOf(version), 'utf8'));
+    const { examples } = document.components;
+    const callback =
+      document.paths['/v1/webhook-endpoints'].post.callbacks.event['{$request.body#/url}'].post;
+    const example = (name: string) =>
+      callback.parameters.find((p: { name: string }) => p.name === name).example;
+    const body = JSON.stringify(examples.DeliveredEvent.value);
+    const timestamp = new Date(Number(example('webhook-timestamp')) * 1000);
+    expect(example('webhook-id')).toBe(examples.DeliveredEvent.value.event_id);
+    expect(example('webhook-signature')).toBe(
+      new Webhook(examples.NewWebhookEndpoint.value.secret).sign(
+        example('webhook-id'),
+        timestamp,
+        body,
+      ),
+    );
+  },
+);
