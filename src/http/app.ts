@@ -11,7 +11,7 @@ import type { ContractDocument } from './document';
 import { docsRouter } from './docs-page';
 import { problemPages } from './problem-pages';
 import { deprecationHeaders, type DeprecatedVersions } from './deprecations';
-import { versionDocuments, versionsBody } from './published-versions';
+import { publishedVersions, versionDocuments, versionsBody } from './published-versions';
 import type { Exchange } from './exchange';
 import { sendReply, type HttpReply } from './http-reply';
 import { cutOffSlowReaders, oneAnswerAtATime } from './slow-readers';
@@ -237,9 +237,9 @@ function serviceRoutes(
   app.get('/versions', routed, (_req, res) => {
     res.type('application/json').send(versions);
   });
-  const documentOf = versionDocuments(document);
+  const documents = versionDocuments(document);
   app.get('/openapi/:file', routedAs('/openapi/{version}'), (req, res, next) => {
-    const found = documentOf(String(req.params.file));
+    const found = documents.file(String(req.params.file));
     if (found === undefined) return next();
     res.type(found.format === 'json' ? 'application/json' : 'application/yaml').send(found.text);
   });
@@ -248,7 +248,14 @@ function serviceRoutes(
     res.type(metrics.registry.contentType).send(await metrics.scrape());
   });
   // Mounted at its path: a router that every request entered and left unanswered cost each a turn of the event loop (setImmediate).
-  app.use('/docs', routedAs('/docs'), docsRouter());
+  app.use(
+    '/docs',
+    routedAs('/docs'),
+    docsRouter({
+      versions: publishedVersions(deprecatedVersions),
+      definitionOf: documents.definition,
+    }),
+  );
   const problemPage = problemPages(document);
   app.get('/problems/:kind', routedAs('/problems/{kind}'), (req, res, next) => {
     const html = problemPage.get(String(req.params.kind));

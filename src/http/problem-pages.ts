@@ -5,6 +5,7 @@
  */
 import type { ContractDocument } from './document';
 import type { ProblemKind } from '../errors';
+import { escapeHtml, inlineHtml } from './html';
 import { problemKinds, problemTitle } from './problems';
 
 export interface ProblemRow {
@@ -27,12 +28,6 @@ export function documentedProblems(document: ContractDocument): ProblemRow[] {
   return rows;
 }
 
-// Text only, never an attribute: these three are all that text needs escaped.
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
-const escapeHtml = (text: string) => text.replace(/[&<>]/g, (c) => escapes[c]);
-/** The table's code spans (`If-Match`) as <code>, the rest escaped. */
-const inline = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
-
 function page(row: ProblemRow, title: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -43,7 +38,7 @@ function page(row: ProblemRow, title: string): string {
 <body>
   <h1>${escapeHtml(title)}</h1>
   <p>Problem type <code>/problems/${row.kind}</code>, HTTP status ${row.status}.</p>
-  <p>Answered when ${inline(row.when)}.</p>
+  <p>Answered when ${inlineHtml(row.when)}.</p>
   <p>The answer is an RFC 9457 problem document (<code>application/problem+json</code>): its <code>detail</code> says what was wrong with this request, and <code>request_id</code> names it in the service's log.</p>
   <p>See the <a href="/docs">API reference</a> and the contract, <a href="/openapi.yaml">openapi.yaml</a>.</p>
 </body>

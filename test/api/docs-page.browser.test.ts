@@ -1,7 +1,8 @@
 /**
  * GET /docs in headless Chromium (Debian's, driven by playwright-core): every operation of the
  * document is listed, the server is the page's own origin and the long guide is folded; "Try it
- * out" with a key creates a project.
+ * out" with a key creates a project. Before Swagger UI has run, and without JavaScript, the page
+ * is the HTML's outline of the version.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadDocument } from '../../src/http/document';
@@ -30,7 +31,8 @@ afterAll(async () => {
   await api.stop();
 });
 
-const operationIds = Object.values(loadDocument().definition.paths ?? {}).flatMap((item) =>
+const { definition } = loadDocument();
+const operationIds = Object.values(definition.paths ?? {}).flatMap((item) =>
   Object.values(item ?? {}).flatMap((operation) =>
     (operation as { operationId?: string }).operationId
       ? [(operation as { operationId: string }).operationId]
@@ -115,4 +117,48 @@ it('shows the version picked, and tries it out in that version', async () => {
   await page.goto(`${api.baseUrl}/docs?version=2026-11-28`);
   await page.locator('.info .version', { hasText: '2026-11-28' }).waitFor();
   expect(await page.locator('#api-version').inputValue()).toBe('2026-11-28');
+});
+
+it('shows the outline while Swagger UI loads, then Swagger UI in its place', async () => {
+  const page = await browser.newPage();
+  // Swagger UI's bundle held back until the outline has been seen.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/docs/assets/swagger-ui-bundle.js', async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.goto(`${api.baseUrl}/docs`, { waitUntil: 'commit' });
+  await page.getByRole('heading', { level: 1, name: definition.info.title }).waitFor();
+  expect(await page.locator('#outline code', { hasText: /^createProject$/ }).isVisible()).toBe(
+    true,
+  );
+  release();
+  await page.locator('.opblock-summary-operation-id').first().waitFor();
+  expect(await page.locator('#outline').count()).toBe(0);
+});
+
+it('without JavaScript, lists every operation under its tag and changes version with the form', async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${api.baseUrl}/docs`);
+    const listed: string[] = [];
+    for (const tag of definition.tags ?? []) {
+      const region = page.getByRole('region', { name: tag.name });
+      // The last column of each row of the tag's table: its operations' ids.
+      const ids = await region.locator('tbody tr td:last-child').allTextContents();
+      listed.push(...ids);
+    }
+    expect(listed.sort()).toEqual([...operationIds].sort());
+    expect(await page.getByRole('heading', { name: 'Authentication' }).isVisible()).toBe(true);
+
+    await page.getByLabel('API version').selectOption('2026-11-28');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('Version 2026-11-28').waitFor();
+    expect(new URL(page.url()).searchParams.get('version')).toBe('2026-11-28');
+    expect(await page.getByLabel('API version').inputValue()).toBe('2026-11-28');
+  } finally {
+    await context.close();
+  }
 });
