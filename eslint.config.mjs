@@ -50,7 +50,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['scripts/**/*.js', 'test/**/*.js'],
+    files: ['scripts/**/*.js', 'test/**/*.js', 'clients/typescript/examples/pact-consumer/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: {
