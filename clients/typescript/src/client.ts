@@ -9,6 +9,7 @@ import { follow, type FeedPageReader, type FollowOptions, type FollowedEvent } f
 import { paginate, type Paginator } from './paging';
 import { conditionValue, rememberETag, type ETagOrObject } from './etags';
 import { problemFrom } from './problems';
+import { environmentVariable, hasEnvironment } from './environment';
 import {
   defaultRetryPolicy,
   newIdempotencyKey,
@@ -42,9 +43,13 @@ export interface ClientOptions<V extends ApiVersion = DefaultApiVersion> {
    * know is an error.
    */
   apiVersion?: V;
-  /** The service's address, without `/v1`: `https://tasks.example.com`. */
-  baseUrl: string;
-  apiKey: string;
+  /**
+   * The service's address, without `/v1`: `https://tasks.example.com`. Without it,
+   * TASK_TRACKER_URL (in Node); with neither, createClient throws.
+   */
+  baseUrl?: string;
+  /** The API key sent as a bearer token. Without it, TASK_TRACKER_API_KEY (in Node); with neither, createClient throws. */
+  apiKey?: string;
   /** The longest one attempt may take (a long poll gets its `wait` on top); default 30 s. */
   timeoutMs?: number;
   /** Attempts after the first, for what may be retried; default 3. */
@@ -161,13 +166,16 @@ export type TaskTrackerClient<V extends ApiVersion = DefaultApiVersion> = Client
   Resources<V>;
 
 /**
- * A client in `options.apiVersion` (see ClientOptions): `createClient({ apiVersion: '2026-12-15',
- * … })` is typed by that version's document and sends `Api-Version: 2026-12-15`.
+ * A client of the service at `baseUrl` with `apiKey`, in `apiVersion` (each from its
+ * TASK_TRACKER_ variable in Node when not given). `createClient({ apiVersion: '2026-12-15' })` is
+ * typed by that version's document and sends `Api-Version: 2026-12-15`.
  */
 export function createClient<V extends ApiVersion = DefaultApiVersion>(
-  options: ClientOptions<V>,
+  options: ClientOptions<V> = {},
 ): TaskTrackerClient<V> {
   const apiVersion = chooseApiVersion(options.apiVersion);
+  const baseUrl = given(options.baseUrl, 'baseUrl', 'TASK_TRACKER_URL', "the service's address");
+  const apiKey = given(options.apiKey, 'apiKey', 'TASK_TRACKER_API_KEY', 'an API key');
   const policy: RetryPolicy = {
     ...defaultRetryPolicy,
     ...options.retry,
@@ -176,14 +184,25 @@ export function createClient<V extends ApiVersion = DefaultApiVersion>(
   };
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const api = createFetchClient<PathsOf<V>>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { Authorization: `Bearer ${options.apiKey}`, 'Api-Version': apiVersion },
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    headers: { Authorization: `Bearer ${apiKey}`, 'Api-Version': apiVersion },
     fetch: retryingFetch(policy, baseFetch),
   });
   // The methods are the same in every version but for the types: written (and type-checked)
   // against the newest version's paths, and typed for the client's by Resources<V>.
   const resources = resourcesOf(api as unknown as Client<PathsOf<NewestApiVersion>>);
   return { ...api, ...(resources as unknown as Resources<V>) };
+}
+
+/** An option's value, else its environment variable's; with neither, an error naming both. */
+function given(value: string | undefined, option: string, variable: string, what: string): string {
+  const chosen = value ?? environmentVariable(variable);
+  if (chosen === undefined || chosen === '')
+    throw new TypeError(
+      `createClient needs ${what}: pass ${option}` +
+        (hasEnvironment() ? `, or set ${variable}` : ` (${variable} is read in Node only)`),
+    );
+  return chosen;
 }
 
 type Newest = NewestApiVersion;
