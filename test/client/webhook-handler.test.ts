@@ -173,18 +173,24 @@ describe('answering a sender by hand', () => {
   } as unknown as TypedEvent;
   let origin: string;
   const handled: string[] = [];
+  const refused: string[] = [];
   beforeEach(async () => {
     origin = await listen(
-      webhookHandler({ secret, path: '/hook', onEvent: (e) => void handled.push(e.event_id) }),
+      webhookHandler({
+        secret,
+        path: '/hook',
+        onEvent: (e) => void handled.push(e.event_id),
+        onRefusal: ({ status, reason }) => void refused.push(`${status} ${reason}`),
+      }),
     );
   });
-  const post = (body: string, headers: Record<string, string>, path = '/hook') =>
+  const post = (body: string | Uint8Array, headers: Record<string, string>, path = '/hook') =>
     fetch(`${origin}${path}`, { method: 'POST', body, headers }).then(async (response) => [
       response.status,
       await response.text(),
     ]);
 
-  it('verifies, and says why it refuses: 400 malformed, 401 signature or timestamp, 404, 405', async () => {
+  it('verifies, and says why it refuses, to the sender and to onRefusal: 400 malformed, 401 signature or timestamp, 404, 405', async () => {
     const signed = signTestWebhook(event, secret);
     expect(await post(signed.body, signed.headers)).toEqual([204, '']);
     expect(handled).toEqual([event.event_id]);
@@ -202,6 +208,10 @@ describe('answering a sender by hand', () => {
       400,
       'format: The webhook-id header is missing.\n',
     ]);
+    expect(await post(Buffer.from([0x7b, 0xff, 0x7d]), signed.headers)).toEqual([
+      400,
+      'format: The body is not UTF-8.\n',
+    ]);
     expect(await post(signed.body, signed.headers, '/elsewhere')).toEqual([
       404,
       'deliveries are taken at /hook\n',
@@ -213,6 +223,15 @@ describe('answering a sender by hand', () => {
       'a webhook delivery is a POST\n',
     ]);
     expect(handled).toHaveLength(1);
+    // Each refusal told to onRefusal, with what it answered.
+    expect(refused.map((r) => r.split(':')[0])).toEqual([
+      '401 signature',
+      '401 timestamp',
+      '400 format',
+      '400 format',
+      '404 deliveries are taken at /hook',
+      '405 a webhook delivery is a POST',
+    ]);
   });
 
   it('counts a body sent in chunks, without a Content-Length, against the limit: 413', async () => {

@@ -57,6 +57,8 @@ export interface WebhookHandlerOptions<V extends ApiVersion = DefaultApiVersion>
   maxBodyBytes?: number;
   /** Told of what made the handler answer 500: onEvent's error, or a body already parsed. Default: console.error. */
   onError?: (error: unknown) => void;
+  /** Told of each request refused (`4xx`), with the reason it was answered: to log, or to count. */
+  onRefusal?: (refusal: { status: number; reason: string }) => void;
 }
 
 const defaultMaxBodyBytes = 1024 * 1024;
@@ -75,14 +77,18 @@ export function webhookHandler<V extends ApiVersion = DefaultApiVersion>(
   const secrets = checkedSecrets(options.secret);
   const { onEvent, path, maxBodyBytes = defaultMaxBodyBytes } = options;
   const onError = options.onError ?? ((error) => console.error('webhookHandler:', error));
+  const refuse = (res: WebhookResponse, status: number, reason: string) => {
+    options.onRefusal?.({ status, reason });
+    answer(res, status, reason);
+  };
 
   async function handle(req: WebhookRequest, res: WebhookResponse): Promise<void> {
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return answer(res, 405, 'a webhook delivery is a POST');
+      return refuse(res, 405, 'a webhook delivery is a POST');
     }
     const body = await rawBody(req, maxBodyBytes);
-    if (body === 'too large') return answer(res, 413, `the body is over ${maxBodyBytes} bytes`);
+    if (body === 'too large') return refuse(res, 413, `the body is over ${maxBodyBytes} bytes`);
     if (body === 'aborted') return;
     if (body === 'already parsed') {
       onError(
@@ -97,7 +103,7 @@ export function webhookHandler<V extends ApiVersion = DefaultApiVersion>(
       event = verifyWebhook<V>(body, req.headers, secrets);
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error;
-      return answer(
+      return refuse(
         res,
         error.reason === 'format' ? 400 : 401,
         `${error.reason}: ${error.message}`,
@@ -115,7 +121,7 @@ export function webhookHandler<V extends ApiVersion = DefaultApiVersion>(
   return (req, res, next) => {
     if (path !== undefined && (req.url ?? '').split('?')[0] !== path) {
       if (next) return next();
-      return answer(res, 404, `deliveries are taken at ${path}`);
+      return refuse(res, 404, `deliveries are taken at ${path}`);
     }
     handle(req, res).catch((error) => {
       onError(error);
