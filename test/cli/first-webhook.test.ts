@@ -148,7 +148,7 @@ it('refuses the README registration where the service runs without the setting, 
       body,
     });
     expect(refused.status).toBe(400);
-    expect(JSON.stringify(refused.json)).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+    expect(refused.json.detail).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
   } finally {
     await api.stop();
   }
