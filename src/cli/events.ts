@@ -4,10 +4,12 @@
  * receiver on a laptop gets real events with no endpoint registered and nothing exposed.
  * `npm run -s events -- trigger TYPE` makes a change of that type, in a project of its own.
  * Both work against any instance: TASK_TRACKER_URL (default http://127.0.0.1:3000) and
- * TASK_TRACKER_API_KEY.
+ * TASK_TRACKER_API_KEY. `npm run -s events -- receive --secret whsec_…` is a webhook receiver on
+ * this machine (the kit's webhookHandler), for a first webhook or for what `listen` forwards.
  *
  *   listen --forward-to URL [--types task.created,task.updated] [--from latest|oldest|CURSOR]
  *   trigger TYPE (an event type of a project or a task)
+ *   receive --secret whsec_…[,whsec_…] [--port 4242] [--path /hook]
  *
  * The secret (printed at start) and the cursor of each URL and key are kept in a file under the
  * user's home (TASK_TRACKER_LISTEN_STATE names another), so a listener restarted signs with the
@@ -21,7 +23,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient, type EventType, type TaskTrackerClient } from '../../clients/typescript/src';
-import { signTestWebhook } from '../../clients/typescript/src/webhooks';
+import http from 'node:http';
+import { signTestWebhook, webhookHandler } from '../../clients/typescript/src/webhooks';
 import { loadDocument } from '../http/document';
 
 class UsageError extends Error {}
@@ -35,7 +38,8 @@ const eventTypes = (
 function usage(): string {
   return `usage: npm run -s events -- listen --forward-to URL [--types TYPE,...] [--from latest|oldest|CURSOR]
        npm run -s events -- trigger ${triggerable().join('|')}
-with TASK_TRACKER_API_KEY (and TASK_TRACKER_URL, default http://127.0.0.1:3000)`;
+         (both with TASK_TRACKER_API_KEY, and TASK_TRACKER_URL, default http://127.0.0.1:3000)
+       npm run -s events -- receive --secret whsec_…[,whsec_…] [--port 4242] [--path /hook]`;
 }
 
 interface ListenState {
@@ -268,10 +272,62 @@ async function trigger(args: string[]): Promise<void> {
   await changeMakers[type as keyof typeof changeMakers]({ client, project, task, made });
 }
 
+/**
+ * A webhook receiver on 127.0.0.1 (the kit's webhookHandler): one line for each delivery it
+ * verified and for each it refused, with why. It ends on SIGINT or SIGTERM.
+ */
+async function receive(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { secret: { type: 'string' }, port: { type: 'string' }, path: { type: 'string' } },
+  });
+  const port = Number(values.port ?? 4242);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new UsageError(`--port takes a port number, not ${values.port}`);
+  const at = () => new Date().toISOString();
+  let handler: http.RequestListener;
+  try {
+    handler = webhookHandler({
+      secret: (values.secret ?? '').split(','),
+      path: values.path,
+      onEvent: (event) => {
+        const subject = event.type.startsWith('task.')
+          ? `task ${(event.data.object as { task_id: string }).task_id}`
+          : `project ${event.project_id}`;
+        console.log(`${at()}  ${event.type.padEnd(15)}  #${event.sequence}  verified  ${subject}`);
+      },
+      onRefusal: ({ status, reason }) =>
+        console.log(`${at()}  refused, answered ${status}: ${reason}`),
+    });
+  } catch {
+    // Not echoed: a secret does not belong on a terminal that may be shared or recorded.
+    throw new UsageError(
+      'receive needs --secret whsec_…, the secret the endpoint\'s registration answered (or the one listen prints); an empty one or "null" means the registration was refused: its answer says why',
+    );
+  }
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  console.log(
+    `Receiving webhooks on http://127.0.0.1:${port}${values.path ?? '/'}, each verified with the secret; SIGINT (Ctrl-C) or SIGTERM stops it.`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
 async function main(): Promise<void> {
   const [command, ...args] = process.argv.slice(2);
   if (command === 'listen') return listen(args);
   if (command === 'trigger') return trigger(args);
+  if (command === 'receive') return receive(args);
   throw new UsageError(command ? `unknown command ${command}` : 'a command is needed');
 }
 

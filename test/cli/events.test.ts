@@ -6,7 +6,8 @@
  * each event again, with the line saying it waits, and no later event before it; a listener
  * stopped before its first event resumes from where it started; a state file it cannot read
  * stops it with a message naming the file. `trigger TYPE` makes a change of that type and says
- * which events it made. Both take the event types the document lists.
+ * which events it made. Both take the event types the document lists. `receive` refuses a
+ * secret that is none (README's first webhook runs it: test/cli/first-webhook.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -263,4 +264,19 @@ it('says how to use it when a key or a target is missing', async () => {
   const run = await runCli(['listen'], { ...env(), TASK_TRACKER_API_KEY: '' });
   expect(run.status).toBe(2);
   expect(run.stderr).toMatch(/^listen needs --forward-to/);
+});
+
+it('receive refuses a secret that is none, saying a "null" one means a refused registration, and a bad port', async () => {
+  for (const secret of [[], ['--secret', 'null'], ['--secret', '']]) {
+    const run = await runCli(['receive', ...secret], env());
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /^receive needs --secret whsec_…, .*"null" means the registration was refused/,
+    );
+  }
+  const port = await runCli(['receive', '--port', 'http', '--secret', 'x'], env());
+  expect([port.status, port.stderr.split('\n')[0]]).toEqual([
+    2,
+    '--port takes a port number, not http',
+  ]);
 });

@@ -60,7 +60,7 @@ it('makes conditional changes from what it returned, and a stale one is a typed 
     fs.writeFileSync(
       path.join(app, 'conditional.mjs'),
       `import { createClient, etagOf, isProblem } from '@task-tracker/client';
-const tt = createClient({ baseUrl: process.env.URL, apiKey: process.env.KEY });
+const tt = createClient(); // TASK_TRACKER_URL and TASK_TRACKER_API_KEY
 const said = [];
 const project = await tt.projects.create({ name: 'packed' });
 const created = await tt.tasks.create({ project_id: project.project_id, title: 'one' });
@@ -82,7 +82,11 @@ console.log(JSON.stringify(said));
     // Run without blocking this process, which serves the API the program calls.
     const { stdout } = await promisify(execFile)(process.execPath, ['conditional.mjs'], {
       cwd: app,
-      env: { ...process.env, URL: api.baseUrl, KEY: await api.createKey('packed') },
+      env: {
+        ...process.env,
+        TASK_TRACKER_URL: api.baseUrl,
+        TASK_TRACKER_API_KEY: await api.createKey('packed'),
+      },
       encoding: 'utf8',
     });
     expect(JSON.parse(stdout)).toEqual([true, 'done', 412, 'precondition-failed']);
@@ -96,9 +100,9 @@ const event = { event_id: '0193a000-0000-7000-8000-000000000001', sequence: 1, t
 const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
 const signed = webhooks.signTestWebhook(event, secret);
 const client = kit.createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x' });
-console.log(JSON.stringify([typeof client.tasks.list, webhooks.verifyWebhook(signed.body, signed.headers, secret).type, kit.isProblem(new Error('x'))]));
+console.log(JSON.stringify([typeof client.tasks.list, webhooks.verifyWebhook(signed.body, signed.headers, secret).type, kit.isProblem(new Error('x')), typeof webhooks.webhookHandler({ secret, onEvent() {} })]));
 `;
-const expected = JSON.stringify(['function', 'project.created', false]);
+const expected = JSON.stringify(['function', 'project.created', false, 'function']);
 
 it('works from CommonJS', () => {
   fs.writeFileSync(
@@ -123,8 +127,13 @@ it('works from ESM', () => {
 it('type-checks with tsc from its .d.ts, and refuses what the document does not allow', () => {
   fs.writeFileSync(
     path.join(app, 'use.ts'),
-    `import { createClient, isProblem, type Task, type TypedEvent } from '@task-tracker/client';
-import { verifyWebhook } from '@task-tracker/client/webhooks';
+    `import http from 'node:http';
+import { createClient, isProblem, type Task, type TypedEvent } from '@task-tracker/client';
+import { verifyWebhook, webhookHandler } from '@task-tracker/client/webhooks';
+// Node's request and response are what the handler takes; the event is typed by its type.
+export const receiver = http.createServer(
+  webhookHandler({ secret: 'whsec_a', onEvent: (event) => void (event.type === 'task.created' && event.data.object.title) }),
+);
 export async function use(headers: Record<string, string | string[] | undefined>, body: string): Promise<string> {
   const client = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'tt_x' });
   const event: TypedEvent = verifyWebhook(body, headers, ['whsec_a', 'whsec_b']);

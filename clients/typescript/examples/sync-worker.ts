@@ -97,10 +97,8 @@ export async function runSyncWorker(
 }
 
 if (require.main === module) {
-  const client = createClient({
-    baseUrl: process.env.TASK_TRACKER_URL ?? 'http://127.0.0.1:3000',
-    apiKey: process.env.TASK_TRACKER_API_KEY ?? '',
-  });
+  // The URL and the key from TASK_TRACKER_URL and TASK_TRACKER_API_KEY.
+  const client = createClient();
   const mirror: Mirror = { projects: new Map(), tasks: new Map() };
   const stop = new AbortController();
   process.once('SIGINT', () => stop.abort());

@@ -9,6 +9,7 @@ import { follow, type FeedPageReader, type FollowOptions, type FollowedEvent } f
 import { paginate, type Paginator } from './paging';
 import { conditionValue, rememberETag, type ETagOrObject } from './etags';
 import { problemFrom } from './problems';
+import { environmentVariable, hasEnvironment } from './environment';
 import {
   defaultRetryPolicy,
   newIdempotencyKey,
@@ -42,9 +43,13 @@ export interface ClientOptions<V extends ApiVersion = DefaultApiVersion> {
    * know is an error.
    */
   apiVersion?: V;
-  /** The service's address, without `/v1`: `https://tasks.example.com`. */
-  baseUrl: string;
-  apiKey: string;
+  /**
+   * The service's address, without `/v1`: `https://tasks.example.com`. Without it,
+   * TASK_TRACKER_URL (in Node); with neither, createClient throws.
+   */
+  baseUrl?: string;
+  /** The API key sent as a bearer token. Without it, TASK_TRACKER_API_KEY (in Node); with neither, createClient throws. */
+  apiKey?: string;
   /** The longest one attempt may take (a long poll gets its `wait` on top); default 30 s. */
   timeoutMs?: number;
   /** Attempts after the first, for what may be retried; default 3. */
@@ -87,6 +92,7 @@ export type DeleteOutcome = 'deleted' | 'deleted or already absent';
 
 /** A call's answer: awaited, its data; `.withResponse()`, the data and the raw Response. */
 export interface KitPromise<T> extends Promise<T> {
+  /** The data and the raw Response, with its status and headers. */
   withResponse(): Promise<{ data: T; response: Response }>;
 }
 
@@ -97,28 +103,41 @@ export interface FeedPage<V extends ApiVersion = DefaultApiVersion> {
   has_more: boolean;
 }
 
-/** The resources' methods of a client in version `V`: what they take and answer is that version's. */
+/**
+ * The resources' methods of a client in version `V`: what they take and answer is that version's.
+ * Each line of doc here is the package README's line for the method (scripts/generate-client-readme.js).
+ */
 export interface Resources<V extends ApiVersion = DefaultApiVersion> {
   projects: {
+    /** Creates a project, with one Idempotency-Key on every attempt (yours, or one made for the call). */
     create(body: Schemas<V>['ProjectCreate'], options?: CreateOptions): KitPromise<Project<V>>;
+    /** Reads a project; with `ifNoneMatch` (a copy the kit returned, or its ETag), an unchanged one is not sent again. */
     get: Read<Project<V>>;
+    /** Changes a project; with `ifMatch` (a copy the kit returned, or its ETag), only if nobody changed it since (412 otherwise). */
     update(
       projectId: string,
       body: Schemas<V>['ProjectUpdate'],
       options?: ChangeOptions,
     ): KitPromise<Project<V>>;
+    /** Deletes a project and its tasks: `'deleted'`, or `'deleted or already absent'` when a retry after a lost answer found nothing. */
     delete(projectId: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+    /** The tenant's projects, as an async iterable that pages on its own. */
     list(query?: Omit<Query<V, '/v1/projects'>, 'cursor'>): Paginator<Project<V>>;
   };
   tasks: {
+    /** Creates a task in a project, with one Idempotency-Key on every attempt (yours, or one made for the call). */
     create(body: Schemas<V>['TaskCreate'], options?: CreateOptions): KitPromise<Task<V>>;
+    /** Reads a task; with `ifNoneMatch` (a copy the kit returned, or its ETag), an unchanged one is not sent again. */
     get: Read<Task<V>>;
+    /** Changes a task (its status, title, …); with `ifMatch`, only if nobody changed it since (412 otherwise). */
     update(
       taskId: string,
       body: Schemas<V>['TaskUpdate'],
       options?: ChangeOptions,
     ): KitPromise<Task<V>>;
+    /** Deletes a task: `'deleted'`, or `'deleted or already absent'` when a retry after a lost answer found nothing. */
     delete(taskId: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+    /** A project's tasks, filtered and sorted by `query`, as an async iterable that pages on its own. */
     list(
       projectId: string,
       query?: Omit<Query<V, '/v1/projects/{project_id}/tasks'>, 'cursor'>,
@@ -127,28 +146,35 @@ export interface Resources<V extends ApiVersion = DefaultApiVersion> {
   events: {
     /** One page of the feed, as the service answers it. */
     page(query?: Query<V, '/v1/events'>): Promise<FeedPage<V>>;
-    /** Every event from a position on, as they happen: see FollowOptions. */
+    /** Every event from a position on, as they happen, once each and in order, each with the cursor to store after handling it. */
     follow(options?: FollowOptions<V>): AsyncGenerator<FollowedEvent<V>>;
   };
   webhookEndpoints: {
-    /** The answer carries the endpoint's secret, shown only here and on rotation. */
+    /** Registers a URL for the tenant's events; the answer carries the endpoint's secret, shown only here and on rotation. */
     create(
       body: Schemas<V>['WebhookEndpointCreate'],
       options?: CreateOptions,
     ): KitPromise<Schemas<V>['WebhookEndpointWithSecret']>;
+    /** Reads an endpoint; `ifNoneMatch` as for a project. */
     get: Read<WebhookEndpoint<V>>;
+    /** Changes an endpoint (its URL, its event types, `enabled`); `ifMatch` as for a project. */
     update(
       id: string,
       body: Schemas<V>['WebhookEndpointUpdate'],
       options?: ChangeOptions,
     ): KitPromise<WebhookEndpoint<V>>;
+    /** Deletes an endpoint: nothing more is delivered to it. */
     delete(id: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+    /** The tenant's endpoints, as an async iterable that pages on its own. */
     list(query?: Omit<Query<V, '/v1/webhook-endpoints'>, 'cursor'>): Paginator<WebhookEndpoint<V>>;
+    /** A new secret; the one it replaces keeps signing for 24 hours, and a retry with the same Idempotency-Key gets the same secret. */
     rotateSecret(id: string, options?: CreateOptions): KitPromise<Schemas<V>['WebhookSecret']>;
+    /** The endpoint's delivery attempts, newest first, as an async iterable that pages on its own. */
     deliveries(
       id: string,
       query?: Omit<Query<V, '/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries'>, 'cursor'>,
     ): Paginator<WebhookDelivery<V>>;
+    /** Sends a kept event to the endpoint again. */
     redeliver(id: string, eventId: string): KitPromise<WebhookDelivery<V>>;
   };
 }
@@ -161,13 +187,16 @@ export type TaskTrackerClient<V extends ApiVersion = DefaultApiVersion> = Client
   Resources<V>;
 
 /**
- * A client in `options.apiVersion` (see ClientOptions): `createClient({ apiVersion: '2026-12-15',
- * … })` is typed by that version's document and sends `Api-Version: 2026-12-15`.
+ * A client of the service at `baseUrl` with `apiKey`, in `apiVersion` (each from its
+ * TASK_TRACKER_ variable in Node when not given). `createClient({ apiVersion: '2026-12-15' })` is
+ * typed by that version's document and sends `Api-Version: 2026-12-15`.
  */
 export function createClient<V extends ApiVersion = DefaultApiVersion>(
-  options: ClientOptions<V>,
+  options: ClientOptions<V> = {},
 ): TaskTrackerClient<V> {
   const apiVersion = chooseApiVersion(options.apiVersion);
+  const baseUrl = given(options.baseUrl, 'baseUrl', 'TASK_TRACKER_URL', "the service's address");
+  const apiKey = given(options.apiKey, 'apiKey', 'TASK_TRACKER_API_KEY', 'an API key');
   const policy: RetryPolicy = {
     ...defaultRetryPolicy,
     ...options.retry,
@@ -176,14 +205,25 @@ export function createClient<V extends ApiVersion = DefaultApiVersion>(
   };
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const api = createFetchClient<PathsOf<V>>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { Authorization: `Bearer ${options.apiKey}`, 'Api-Version': apiVersion },
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    headers: { Authorization: `Bearer ${apiKey}`, 'Api-Version': apiVersion },
     fetch: retryingFetch(policy, baseFetch),
   });
   // The methods are the same in every version but for the types: written (and type-checked)
   // against the newest version's paths, and typed for the client's by Resources<V>.
   const resources = resourcesOf(api as unknown as Client<PathsOf<NewestApiVersion>>);
   return { ...api, ...(resources as unknown as Resources<V>) };
+}
+
+/** An option's value, else its environment variable's; with neither, an error naming both. */
+function given(value: string | undefined, option: string, variable: string, what: string): string {
+  const chosen = value ?? environmentVariable(variable);
+  if (chosen === undefined || chosen === '')
+    throw new TypeError(
+      `createClient needs ${what}: pass ${option}` +
+        (hasEnvironment() ? `, or set ${variable}` : ` (${variable} is read in Node only)`),
+    );
+  return chosen;
 }
 
 type Newest = NewestApiVersion;

@@ -36,6 +36,7 @@ export type FollowedEvent<V extends ApiVersion = DefaultApiVersion> = TypedEvent
   cursor: string;
 };
 
+/** The feed no longer serves the cursor: read the resources again, then follow from `latestCursor`. */
 export class CursorExpiredError extends Error {
   override readonly name = 'CursorExpiredError';
   constructor(

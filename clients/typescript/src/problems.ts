@@ -37,6 +37,7 @@ export type ProblemType = (typeof problemTypes)[number];
 export type Problem = components['schemas']['Problem'];
 export type ValidationIssue = components['schemas']['ValidationIssue'];
 
+/** A failed answer: the service's problem document, with its `type` one of the document's problem types. */
 export class ProblemError extends Error {
   override readonly name = 'ProblemError';
   /** The kind of problem, without its `/problems/` prefix. */

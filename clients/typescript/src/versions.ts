@@ -5,6 +5,7 @@
  */
 import type * as v2026_12_15 from './api';
 import type * as v2026_11_28 from './api-2026-11-28';
+import { environmentVariable } from './environment';
 
 /** The versions the kit knows, newest first. */
 export const apiVersions = ['2026-12-15', '2026-11-28'] as const;
@@ -38,16 +39,12 @@ export function isApiVersion(value: unknown): value is ApiVersion {
   return (apiVersions as readonly unknown[]).includes(value);
 }
 
-// What the kit's `process` may be: Node's, or none in a browser (the kit compiles without Node's types).
-declare const process: { env?: Record<string, string | undefined> } | undefined;
-
 /**
  * The version a client is made in: `apiVersion` when given, else TASK_TRACKER_API_VERSION when
  * set (in Node), else the default. One the kit does not know is an error naming those it does.
  */
 export function chooseApiVersion(apiVersion: string | undefined): ApiVersion {
-  const fromEnvironment =
-    typeof process !== 'undefined' ? process?.env?.TASK_TRACKER_API_VERSION : undefined;
+  const fromEnvironment = environmentVariable('TASK_TRACKER_API_VERSION');
   const [version, source] =
     apiVersion !== undefined
       ? [apiVersion, 'apiVersion']
