@@ -459,7 +459,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description `*`, or entity tags separated by commas; no control characters.
+         * @description `*`, or a comma-separated list of quoted entity tags (RFC 9110), such as `"3"` or `W/"3"`.
          * @example "3"
          */
         EntityTagList: string;
