@@ -459,7 +459,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description `*`, or entity tags separated by commas; no control characters.
+         * @description `*`, or a comma-separated list of quoted entity tags (RFC 9110), such as `"3"` or `W/"3"`.
          * @example "3"
          */
         EntityTagList: string;
@@ -1413,11 +1413,23 @@ export interface components {
         Limit: number;
         /**
          * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-         *     cannot be decoded, that names a position no item can have, or that was made for another
-         *     `sort`, is a `400`.
+         *     cannot be decoded, or that names a position no item can have, is a `400`.
          * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
          */
         Cursor: string;
+        /**
+         * @description The `next_cursor` of the previous page, as it was given: an opaque value, made for one
+         *     `sort` (the example, for `sort=-updated_at`). A cursor that cannot be decoded, that names
+         *     a position no task can have, or that was made for another `sort`, is a `400`.
+         * @example eyJzIjoiLXVwZGF0ZWRfYXQiLCJhdCI6IjIwMjYtMTEtMjEgMDk6MzU6MDMuMDAyIiwiaWQiOiIwMTkzYTViMy01YTcxLTdmMDItYjRkNi0wZTFmMmEzYjRjNWQifQ
+         */
+        TaskCursor: string;
+        /**
+         * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
+         *     cannot be decoded, or that names a position no attempt can have, is a `400`.
+         * @example eyJzIjoiLWNyZWF0ZWRfYXQiLCJhdCI6IjIwMjYtMTEtMjEgMTA6MDI6NDAuOTAxIiwiaWQiOiIwMTkzYTVjMS0yYjNjLTdkNGUtOGY1MC02MTcyODM5NDBhMWIifQ
+         */
+        DeliveryCursor: string;
         /**
          * @description Only tasks in these states; repeat the parameter for several (`?status=pending&status=done`).
          *     A state given more than once counts once.
@@ -1576,8 +1588,7 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-                 *     cannot be decoded, that names a position no item can have, or that was made for another
-                 *     `sort`, is a `400`.
+                 *     cannot be decoded, or that names a position no item can have, is a `400`.
                  * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -1881,12 +1892,12 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-                 *     cannot be decoded, that names a position no item can have, or that was made for another
-                 *     `sort`, is a `400`.
-                 * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
+                 * @description The `next_cursor` of the previous page, as it was given: an opaque value, made for one
+                 *     `sort` (the example, for `sort=-updated_at`). A cursor that cannot be decoded, that names
+                 *     a position no task can have, or that was made for another `sort`, is a `400`.
+                 * @example eyJzIjoiLXVwZGF0ZWRfYXQiLCJhdCI6IjIwMjYtMTEtMjEgMDk6MzU6MDMuMDAyIiwiaWQiOiIwMTkzYTViMy01YTcxLTdmMDItYjRkNi0wZTFmMmEzYjRjNWQifQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["TaskCursor"];
             };
             header?: {
                 /**
@@ -2268,8 +2279,7 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-                 *     cannot be decoded, that names a position no item can have, or that was made for another
-                 *     `sort`, is a `400`.
+                 *     cannot be decoded, or that names a position no item can have, is a `400`.
                  * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2622,11 +2632,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page, as it was given: an opaque value. A cursor that
-                 *     cannot be decoded, that names a position no item can have, or that was made for another
-                 *     `sort`, is a `400`.
-                 * @example eyJzIjoiY3JlYXRlZF9hdCIsImF0IjoiMjAyNi0xMS0yMSAwOTozNTowMy4wMDIiLCJpZCI6IjAxOTNhNWIzLTVhNzEtN2YwMi1iNGQ2LTBlMWYyYTNiNGM1ZCJ9
+                 *     cannot be decoded, or that names a position no attempt can have, is a `400`.
+                 * @example eyJzIjoiLWNyZWF0ZWRfYXQiLCJhdCI6IjIwMjYtMTEtMjEgMTA6MDI6NDAuOTAxIiwiaWQiOiIwMTkzYTVjMS0yYjNjLTdkNGUtOGY1MC02MTcyODM5NDBhMWIifQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["DeliveryCursor"];
             };
             header?: {
                 /**

@@ -14,7 +14,7 @@ import type { KnownKeys } from '../api-keys/known-keys';
 import type { Principal } from '../db/api-keys-repository';
 import type { UnitOfWork } from '../app/unit-of-work';
 import type { WriteContext } from '../db/transactions';
-import { entityTag, refuseMalformedConditions, stillCurrent } from '../handlers/entity-tags';
+import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import { operationHandlers, type HandlerParts } from '../handlers';
 import {
   changingMethods,
@@ -96,7 +96,6 @@ function toOperationHandler<K extends OperationId>(
   };
   return async (context: Context, exchange: Exchange): Promise<HttpReply> => {
     const headers = declaredHeaders(context);
-    refuseMalformedConditions(headers);
     if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
     // Before the transaction: a check may wait on the network, holding no connection.
     await check?.(inputOf(context, exchange, headers));

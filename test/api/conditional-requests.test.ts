@@ -1,3 +1,4 @@
+import { loadDocument } from '../../src/http/document';
 import { startTestService, type TestService } from '../support/test-service';
 
 let api: TestService;
@@ -252,6 +253,32 @@ describe('webhook endpoints', () => {
 
 describe('a condition that is not one', () => {
   const malformed = ['2', '3, 4', '"3', 'W/3', '"3" "4"', 'w/"3"', '**', '"3"; x', ',', '"3", *'];
+  const wellFormed = ['"3"', '*', ' * ', 'W/"3"', '"x,y", "3"', ',"3",,', '"a"\t,\t"3"', '""'];
+
+  it('is told by the document with a pattern (what testers and the mock read), not only in prose', () => {
+    const { components } = loadDocument().definition;
+    const schema = components!.schemas!.EntityTagList as { pattern: string };
+    // ajv's flag: a JSON Schema pattern is a Unicode regular expression.
+    const pattern = new RegExp(schema.pattern, 'u');
+    expect(malformed.filter((value) => pattern.test(value))).toEqual([]);
+    expect(wellFormed.filter((value) => !pattern.test(value))).toEqual([]);
+    for (const name of ['IfMatch', 'IfNoneMatch'])
+      expect(components!.parameters![name]).toMatchObject({
+        schema: { $ref: '#/components/schemas/EntityTagList' },
+      });
+  });
+
+  it('refuses it in the older API version too, which documented the same rule', async () => {
+    const { task } = await newTask();
+    const answer = await api.send('DELETE', `/v1/tasks/${task.task_id}`, {
+      key,
+      headers: { 'If-Match': '2', 'Api-Version': '2026-11-28' },
+    });
+    expect([answer.status, answer.json.errors]).toEqual([
+      400,
+      [expect.objectContaining({ in: 'header', name: 'if-match' })],
+    ]);
+  });
 
   it.each([
     ['If-Match', ['PATCH', 'DELETE']],
@@ -273,8 +300,13 @@ describe('a condition that is not one', () => {
             400,
             '/problems/invalid-request',
           ]);
+          // Refused by the document's pattern for EntityTagList, whose description says what to send.
           expect(answer.json.errors).toEqual([
-            expect.objectContaining({ in: 'header', name: header }),
+            {
+              in: 'header',
+              name: header.toLowerCase(),
+              message: expect.stringContaining('comma-separated list of quoted entity tags'),
+            },
           ]);
         }
       }

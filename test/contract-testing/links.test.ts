@@ -1,7 +1,8 @@
 /**
  * The document's `links`: every response that creates or returns a project, task or webhook
  * endpoint links to each operation that takes its id, and following a link from a real answer of
- * the service reaches the thing it came from.
+ * the service reaches the thing it came from. A created project links to adding a task to it, the
+ * project's id in the body: without it a stateful tester's tasks name no project (422).
  */
 import type { OpenAPIV3 } from 'openapi-types';
 import YAML from 'yaml';
@@ -74,6 +75,39 @@ test('every link names an operation and exactly the path parameters it takes, fr
   }
 });
 
+/** A JSON pointer (RFC 6901) into a value. */
+function at(value: unknown, pointer: string): unknown {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((inside, key) => (inside as Record<string, unknown>)?.[key], value);
+}
+
+/**
+ * A link's `requestBody` made from an answer's body: a string that is a `$response.body#…`
+ * expression is that value, and objects and arrays are made member by member (as Schemathesis
+ * does); any other value is a literal.
+ */
+function bodyFrom(template: unknown, answer: unknown): unknown {
+  if (typeof template === 'string' && template.startsWith('$response.body#'))
+    return at(answer, template.slice('$response.body#'.length));
+  if (Array.isArray(template)) return template.map((item) => bodyFrom(item, answer));
+  if (template !== null && typeof template === 'object')
+    return Object.fromEntries(
+      Object.entries(template).map(([name, value]) => [name, bodyFrom(value, answer)]),
+    );
+  return template;
+}
+
+test('a created project links to adding a task to it, with a body naming the project', () => {
+  const withBody = Object.entries(linksOf('createProject')).filter(
+    ([, link]) => link.requestBody !== undefined,
+  );
+  expect(withBody.map(([, link]) => link.operationId)).toEqual(['createTask']);
+  expect(withBody[0][1].requestBody).toMatchObject({ project_id: '$response.body#/project_id' });
+});
+
 describe('following the links from the service’s answers', () => {
   let api: TestService;
   beforeAll(async () => {
@@ -110,6 +144,40 @@ describe('following the links from the service’s answers', () => {
       'createTask → getProject: 200',
       'createWebhookEndpoint → getWebhookEndpoint: 200',
       'createWebhookEndpoint → listWebhookDeliveries: 200',
+    ]);
+  });
+
+  test('the link from a created project adds a task to that project, and the task’s own links lead on', async () => {
+    const key = await api.createKey('links-with-bodies');
+    const send = (method: string, path: string, body?: unknown) =>
+      api.send(method, path, {
+        key,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const project = await send('POST', '/v1/projects', { name: 'Linked with a body' });
+    const followed: string[] = [];
+    for (const link of Object.values(linksOf('createProject'))) {
+      if (link.requestBody === undefined) continue;
+      const target = operations.get(link.operationId!)!;
+      const task = await send(
+        target.method.toUpperCase(),
+        target.path,
+        bodyFrom(link.requestBody, project.json),
+      );
+      followed.push(`createProject → ${link.operationId}: ${task.status}`);
+      expect(task.json.project_id).toBe(project.json.project_id);
+      for (const next of Object.values(linksOf(link.operationId!))) {
+        const to = operations.get(next.operationId!)!;
+        if (to.method !== 'get') continue;
+        const path = to.path.replace(/\{(\w+)\}/g, (_, name) => task.json[name]);
+        followed.push(`  → ${next.operationId}: ${(await send('GET', path)).status}`);
+      }
+    }
+    expect(followed).toEqual([
+      'createProject → createTask: 201',
+      '  → getTask: 200',
+      '  → getProject: 200',
     ]);
   });
 });

@@ -17,6 +17,8 @@ let document: OpenAPIV3.Document;
 beforeAll(async () => {
   const api = new OpenAPIBackend({
     definition: loadDocument().definition,
+    // quick: see document.test.ts (a link's requestBody).
+    quick: true,
     customizeAjv: (ajv) => addFormats(ajv),
   });
   [mock] = await Promise.all([startPrism({ mock: 'static' }), api.init()]);
