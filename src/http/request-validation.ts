@@ -39,6 +39,14 @@ export async function validatingBackend(definition: Document): Promise<OpenAPIBa
   return api;
 }
 
+function documentedHeaderName(operation: Operation, name: string): string {
+  const parameters = (operation.parameters ?? []) as Array<{ in?: string; name?: string }>;
+  const declared = parameters.find(
+    (parameter) => parameter.in === 'header' && parameter.name?.toLowerCase() === name,
+  );
+  return declared?.name ?? name;
+}
+
 /** The 400 a request that fails validation gets; `more` is said after what is wrong. */
 export function invalidRequest(
   errors: ErrorObject[],
@@ -47,6 +55,9 @@ export function invalidRequest(
 ): ProblemError {
   const hints = (operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
   const { issues, notListed } = validationIssues(errors, hints);
+  // The validator reads headers lower-cased: name them as the document does (`If-Match`).
+  for (const issue of issues)
+    if (issue.in === 'header') issue.name = documentedHeaderName(operation, issue.name!);
   return new ProblemError('invalid-request', describeIssues(issues, notListed) + more, {
     errors: issues,
     errorsNotListed: notListed,

@@ -276,7 +276,7 @@ describe('a condition that is not one', () => {
     });
     expect([answer.status, answer.json.errors]).toEqual([
       400,
-      [expect.objectContaining({ in: 'header', name: 'if-match' })],
+      [expect.objectContaining({ in: 'header', name: 'If-Match' })],
     ]);
   });
 
@@ -304,7 +304,7 @@ describe('a condition that is not one', () => {
           expect(answer.json.errors).toEqual([
             {
               in: 'header',
-              name: header.toLowerCase(),
+              name: header,
               message: expect.stringContaining('comma-separated list of quoted entity tags'),
             },
           ]);

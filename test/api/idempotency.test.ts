@@ -96,7 +96,7 @@ describe('Idempotency-Key', () => {
     const long = await post('/v1/projects', { name: 'x' }, 'k'.repeat(256));
     expect(long.status).toBe(400);
     expect(long.json.errors).toEqual([
-      expect.objectContaining({ in: 'header', name: 'idempotency-key' }),
+      expect.objectContaining({ in: 'header', name: 'Idempotency-Key' }),
     ]);
     expect((await post('/v1/projects', { name: 'x' }, 'k'.repeat(255))).status).toBe(201);
   });
