@@ -271,17 +271,19 @@ export async function runHostileTenants(
       return response.status;
     };
     const port = receivers.port;
-    await call(bystander, 'POST', '/v1/webhook-endpoints', {
-      url: `http://bystander.bench:${port}/bystander`,
-    });
+    // Set-up, not what is measured: a registration whose lookup of a name that answers at once
+    // still ran out its 2 s on a loaded machine (400) is made again, up to five times.
+    const register = async (key: string, url: string) => {
+      let status = 0;
+      for (let attempt = 0; attempt < 5 && status !== 201; attempt++)
+        status = await call(key, 'POST', '/v1/webhook-endpoints', { url });
+      if (status !== 201) throw new Error(`registering ${url} answered ${status}`);
+    };
+    await register(bystander, `http://bystander.bench:${port}/bystander`);
     await Promise.all(
       hostile.map(async (key, t) => {
-        for (const host of hostNames[t]) {
-          const status = await call(key, 'POST', '/v1/webhook-endpoints', {
-            url: `http://${host}:${port}/hostile/${tenants[t].receivers}`,
-          });
-          if (status !== 201) throw new Error(`registering ${host} answered ${status}`);
-        }
+        for (const host of hostNames[t])
+          await register(key, `http://${host}:${port}/hostile/${tenants[t].receivers}`);
       }),
     );
     tenants.forEach((tenant, t) => setNames(t, nameRecord(tenant.names)));
