@@ -9,7 +9,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('tasks', (table) => {
     table.tinyint('priority').notNullable().defaultTo(0);
     table.date('due_on').nullable();
-    table.text('labels').notNullable().defaultTo('[]');
+    // Not TEXT, which MySQL lets have no default: twenty labels of fifty characters, each
+    // escaped in full (a quote is two), fit in 2,100.
+    table.string('labels', 2100).notNullable().defaultTo('[]');
     table.string('assignee', 200).nullable();
   });
   await knex.schema.createTable('task_labels', (table) => {
