@@ -3,6 +3,7 @@
  * (so src/db's resources record events without importing src/events), and what a numbered event
  * looks like when read back. Numbering and the feed's reads live in src/events.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
@@ -43,11 +44,14 @@ export const awaitingNumber = (q: Knex.QueryBuilder) => q.whereRaw(awaitingNumbe
 /** Events that have their number. */
 export const numbered = (q: Knex.QueryBuilder) => q.where('sequence', '>', 0);
 
-/** The fields of `before` that differ in `after`, with their values in `before`. */
+/**
+ * The fields of `before` that differ in `after`, with their values in `before`; compared by
+ * value, so that a task's labels count as changed only when the set did.
+ */
 export function changedFields<T extends object>(before: T, after: T): Partial<T> {
   const previous: Partial<T> = {};
   for (const field of Object.keys(before) as Array<keyof T>)
-    if (before[field] !== after[field]) previous[field] = before[field];
+    if (!isDeepStrictEqual(before[field], after[field])) previous[field] = before[field];
   return previous;
 }
 

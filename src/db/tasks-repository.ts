@@ -10,7 +10,8 @@ import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
 import { recordedChanges } from './recorded-changes';
 import { completedAt } from './task-completion';
-import { lockingRead, type Versioned } from './versioned';
+import { labelFold, labelSet, priorityOfRank, priorityRank } from './task-planning';
+import { lockingRead, type VersionCondition, type Versioned } from './versioned';
 
 type Task = components['schemas']['Task'];
 type TaskPage = components['schemas']['TaskPage'];
@@ -37,6 +38,13 @@ interface TaskRow {
   created_at: DbTimestamp;
   updated_at: DbTimestamp;
   completed_at: DbTimestamp | null;
+  /** The priority's rank (task-planning.ts). */
+  priority: number;
+  /** 'YYYY-MM-DD' on both databases. */
+  due_on: string | null;
+  /** The labels as JSON, sorted by fold, in their first spelling. */
+  labels: string;
+  assignee: string | null;
   version: number;
   [column: string]: unknown;
 }
@@ -55,6 +63,10 @@ function toTask(row: TaskRow): Task {
     created_at: fromDbTimestamp(row.created_at),
     updated_at: fromDbTimestamp(row.updated_at),
     completed_at: row.completed_at === null ? null : fromDbTimestamp(row.completed_at),
+    priority: priorityOfRank(row.priority),
+    due_on: row.due_on,
+    labels: JSON.parse(row.labels) as string[],
+    assignee: row.assignee,
   };
 }
 
@@ -66,6 +78,10 @@ const insertedColumns = [
   'status',
   'created_at',
   'updated_at',
+  'priority',
+  'due_on',
+  'labels',
+  'assignee',
   'version',
 ] as const;
 
@@ -115,11 +131,27 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     projectOf: (task) => task.project_id,
     scoped: taskOfTenant,
     locked: lockedTaskRow,
-    derived: (before, changes, updatedAt) =>
-      changes.status === undefined
-        ? {}
-        : { completed_at: completedAt(before, changes.status, updatedAt) },
+    // The columns whose values are not the fields' own: they replace what the update names.
+    derived: (before, changes, updatedAt) => ({
+      ...(changes.status !== undefined && {
+        completed_at: completedAt(before, changes.status, updatedAt),
+      }),
+      ...(changes.priority !== undefined && { priority: priorityRank(changes.priority) }),
+      ...(changes.labels !== undefined && {
+        labels: JSON.stringify(labelSet(changes.labels, JSON.parse(before.labels) as string[])),
+      }),
+    }),
   });
+
+  /** The folds by which a task's labels are found: written with the task, in its transaction. */
+  const writeLabelFolds = async (write: WriteContext, taskId: string, labels: string[]) => {
+    if (labels.length === 0) return;
+    await write.trx.later(
+      knex('task_labels')
+        .insert(labels.map((label) => ({ task_id: taskId, label_fold: labelFold(label) })))
+        .toSQL(),
+    );
+  };
 
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
@@ -138,6 +170,10 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         created_at: now,
         updated_at: now,
         completed_at: null,
+        priority: priorityRank(task.priority ?? 'none'),
+        due_on: task.due_on ?? null,
+        labels: JSON.stringify(labelSet(task.labels ?? [])),
+        assignee: task.assignee ?? null,
         version: 1,
       };
       const bindings = insertedColumns.flatMap((column) =>
@@ -152,6 +188,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
             : undefined,
       });
       const created = versioned(row);
+      await writeLabelFolds(write, row.task_id, created.value.labels);
       await events.record(write, {
         tenantId,
         type: 'task.created',
@@ -197,7 +234,22 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
-    update: changes.update,
+    /** As recordedChanges' update; `labels` replaces the set, and the folds with it. */
+    async update(
+      tenantId: string,
+      taskId: string,
+      update: TaskUpdate,
+      condition: VersionCondition,
+      write: WriteContext,
+    ): Promise<Versioned<Task> | undefined> {
+      const after = await changes.update(tenantId, taskId, update, condition, write);
+      if (after !== undefined && update.labels !== undefined) {
+        await write.trx.later(knex('task_labels').where('task_id', taskId).delete().toSQL());
+        await writeLabelFolds(write, taskId, after.value.labels);
+      }
+      return after;
+    },
+
     remove: changes.remove,
   });
 }

@@ -104,3 +104,47 @@ export function eachExampleObject(document: JsonObject, visit: (object: JsonObje
           eachObject(example.value, visit);
   });
 }
+
+/** A JSON value that is an object (not an array, not null). */
+export const isObject = (value: Json | undefined): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Where the answers of each operation carry tasks. */
+const tasksOfOperation: Record<string, (body: JsonObject) => Json[]> = {
+  createTask: (task) => [task],
+  getTask: (task) => [task],
+  updateTask: (task) => [task],
+  listProjectTasks: (page) => (Array.isArray(page.data) ? page.data : []),
+};
+
+/**
+ * Calls `visit` on each task a successful answer carries, and on each event of a feed page
+ * (listEvents), so that a change to tasks says once what it does to one task and one event.
+ */
+export function eachTaskOfAnswer(
+  answer: VersionedAnswer,
+  visitTask: (task: JsonObject) => void,
+  visitEvent: (event: JsonObject) => void,
+): void {
+  const body = answer.body;
+  if (!isObject(body) || answer.status >= 300) return;
+  if (answer.operationId === 'listEvents') {
+    if (Array.isArray(body.data))
+      for (const event of body.data) if (isObject(event)) visitEvent(event);
+    return;
+  }
+  for (const task of tasksOfOperation[answer.operationId]?.(body) ?? [])
+    if (isObject(task)) visitTask(task);
+}
+
+/**
+ * Calls `visit` on a task event's task and on the fields its update changed (`data.previous`);
+ * a project's event is left alone.
+ */
+export function eachTaskOfEvent(event: JsonObject, visit: (task: JsonObject) => void): void {
+  if (typeof event.type !== 'string' || !event.type.startsWith('task.')) return;
+  const data = event.data;
+  if (!isObject(data)) return;
+  if (isObject(data.object)) visit(data.object);
+  if (isObject(data.previous)) visit(data.previous);
+}

@@ -55,7 +55,15 @@ it('answers a cancelled task as cancelled with completed_at in 2026-12-15, and a
   });
 
   const read = await call('GET', `/v1/tasks/${task.task_id}`, older);
-  const { completed_at: _closed, ...asDone } = { ...cancelled.json, status: 'done' };
+  // The planning fields are another change's (planning-fields.ts), absent in 2026-11-28 too.
+  const {
+    completed_at: _closed,
+    priority: _priority,
+    due_on: _due,
+    labels: _labels,
+    assignee: _assignee,
+    ...asDone
+  } = { ...cancelled.json, status: 'done' };
   expect(read.json).toEqual(asDone);
   // The same state, so the same entity tag in every version.
   expect(read.headers.get('etag')).toBe(cancelled.headers.get('etag'));

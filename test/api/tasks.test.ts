@@ -28,7 +28,7 @@ async function newTask(title = 'Write the announcement') {
 }
 
 describe('POST /v1/tasks', () => {
-  it('creates a pending task with exactly its eight fields, updated_at equal to created_at, completed_at null', async () => {
+  it('creates a pending task with exactly its twelve fields, updated_at equal to created_at, completed_at null, no planning', async () => {
     const { data, response } = await api.client(key).POST('/v1/tasks', {
       body: {
         project_id: projectId,
@@ -47,6 +47,10 @@ describe('POST /v1/tasks', () => {
         'title',
         'updated_at',
         'completed_at',
+        'priority',
+        'due_on',
+        'labels',
+        'assignee',
       ].sort(),
     );
     expect(data).toMatchObject({
@@ -55,6 +59,10 @@ describe('POST /v1/tasks', () => {
       description: 'Two paragraphs',
       status: 'pending',
       completed_at: null,
+      priority: 'none',
+      due_on: null,
+      labels: [],
+      assignee: null,
     });
     expect(data!.created_at).toMatch(timestamp);
     expect(data!.updated_at).toBe(data!.created_at);
@@ -315,7 +323,8 @@ describe('PATCH /v1/tasks/{task_id}', () => {
         body,
       });
       expect(res.status).toBe(400);
-      const message = 'names no field to change (send one or more of status, title, description)';
+      const message =
+        'names no field to change (send one or more of status, title, description, priority, due_on, labels, assignee)';
       expect(res.json.detail).toBe(
         `The request does not match the contract: body (whole) ${message}.`,
       );

