@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { createClient, type EventType, type TaskTrackerClient } from '../../clients/typescript/src';
 import { signTestWebhook } from '../../clients/typescript/src/webhooks';
 import { loadDocument } from '../http/document';
+import { onStopSignal, stopWithParent } from './process-lifetime';
 
 class UsageError extends Error {}
 /** A state file that exists but cannot be used: replacing it would change the secret receivers check. */
@@ -173,8 +174,7 @@ async function listen(args: string[]): Promise<void> {
   );
   console.log(`Signed with ${state.secret} (the same on every start; kept in ${statePath()}).`);
   const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
-  process.once('SIGTERM', () => stop.abort());
+  stopWithParent(onStopSignal(() => stop.abort()));
   const store = (cursor: string) => {
     state.cursors[place] = cursor;
     writeState(state);
