@@ -24,21 +24,24 @@ contract: $(INSTALLED)
 bench: $(INSTALLED)
 	npm run bench
 
-# The API from the document's examples on http://127.0.0.1:4010/v1, no database needed.
+# The mock's port: `make mock MOCK_PORT=4020` where 4010 is taken.
+MOCK_PORT ?= 4010
+
+# The API from the document's examples on http://127.0.0.1:$(MOCK_PORT)/v1, no database needed.
 mock: $(INSTALLED)
-	npm run mock
+	npm run mock -- --port $(MOCK_PORT)
 
 # The same, with data generated from the schemas.
 mock-dynamic: $(INSTALLED)
-	npm run mock:dynamic
+	npm run mock:dynamic -- --port $(MOCK_PORT)
 
 # The real service on a throwaway SQLite file, with demo tenants, keys and data (see the README).
 sandbox: $(INSTALLED)
 	npm run sandbox
 
-# The sandbox behind Prism's validating proxy on the mock's port, 4010.
+# The sandbox behind Prism's validating proxy on the mock's port.
 sandbox-proxy: $(INSTALLED)
-	npm run sandbox:proxy
+	npm run sandbox:proxy -- --proxy-port $(MOCK_PORT)
 
 # Consumers' pacts verified against a sandbox of their own: make verify-pact PACTS="pacts/ other.json"
 verify-pact: $(INSTALLED)

@@ -26,6 +26,7 @@ import { createClient, type EventType, type TaskTrackerClient } from '../../clie
 import http from 'node:http';
 import { signTestWebhook, webhookHandler } from '../../clients/typescript/src/webhooks';
 import { loadDocument } from '../http/document';
+import { onStopSignal, stopWithParent } from './process-lifetime';
 
 class UsageError extends Error {}
 /** A state file that exists but cannot be used: replacing it would change the secret receivers check. */
@@ -177,8 +178,7 @@ async function listen(args: string[]): Promise<void> {
   );
   console.log(`Signed with ${state.secret} (the same on every start; kept in ${statePath()}).`);
   const stop = new AbortController();
-  process.once('SIGINT', () => stop.abort());
-  process.once('SIGTERM', () => stop.abort());
+  stopWithParent(onStopSignal(() => stop.abort()));
   const store = (cursor: string) => {
     state.cursors[place] = cursor;
     writeState(state);
@@ -313,14 +313,14 @@ async function receive(args: string[]): Promise<void> {
   console.log(
     `Receiving webhooks on http://127.0.0.1:${port}${values.path ?? '/'}, each verified with the secret; SIGINT (Ctrl-C) or SIGTERM stops it.`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await new Promise<void>((resolve) =>
+    stopWithParent(
+      onStopSignal(() => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    ),
+  );
 }
 
 async function main(): Promise<void> {

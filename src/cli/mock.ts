@@ -20,6 +20,7 @@ import { projectRoot } from '../paths';
 import { documentFileOf } from '../versions/documents';
 import { newestVersion, supportedVersions } from '../versions/versions';
 import { requestChecks } from './mock-requests';
+import { endWithThisProcess, onStopSignal, stopWithParent } from './process-lifetime';
 
 /** The most of a request's body the mock reads: past it, the service's 413. */
 const maxBodyBytes = 1024 * 1024;
@@ -38,9 +39,11 @@ function freePort(): Promise<number> {
 function startPrism(version: string, port: number, dynamic: boolean): ChildProcess {
   const prism = path.join(projectRoot, 'node_modules', '.bin', 'prism');
   const args = ['mock', documentFileOf(version), '--host', '127.0.0.1', '--port', String(port)];
-  return spawn(prism, dynamic ? [...args, '--dynamic'] : args, {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return endWithThisProcess(
+    spawn(prism, dynamic ? [...args, '--dynamic'] : args, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
 }
 
 /** The problem the service gives an unsupported version, as the mock gives it. */
@@ -134,12 +137,11 @@ async function main(): Promise<void> {
       `Mock of every API version on http://127.0.0.1:${values.port}/v1 (Api-Version picks one: ${supportedVersions.join(', ')}; none: ${newestVersion}).`,
     ),
   );
-  const stop = () => {
+  const stop = onStopSignal(() => {
     for (const mock of mocks) mock.kill('SIGTERM');
     front.close(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
+  stopWithParent(stop);
 }
 
 main().catch((error) => {

@@ -24,6 +24,7 @@ import { openapiDocumentPath, projectRoot } from '../paths';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
 import { describeStartFailure } from './start-failure';
+import { endWithThisProcess, onStopSignal, stopWithParent } from './process-lifetime';
 import { sandboxConfig, sandboxRetrySchedule } from './sandbox-config';
 
 /** The port `make mock` serves on: code written against the mock gains state without changing its URL. */
@@ -139,10 +140,10 @@ function banner(
 
 function startProxy(upstream: string, port: string): ChildProcess {
   const prism = path.join(projectRoot, 'node_modules', '.bin', 'prism');
-  return spawn(
-    prism,
-    ['proxy', openapiDocumentPath, upstream, '--host', '127.0.0.1', '--port', port],
-    { stdio: 'inherit' },
+  return endWithThisProcess(
+    spawn(prism, ['proxy', openapiDocumentPath, upstream, '--host', '127.0.0.1', '--port', port], {
+      stdio: 'inherit',
+    }),
   );
 }
 
@@ -182,15 +183,14 @@ async function main(): Promise<void> {
     removeFolder();
     throw error;
   }
-  const stop = () => {
+  const stop = onStopSignal(() => {
     proxy?.kill('SIGTERM');
     service!.stop().finally(() => {
       removeFolder();
       process.exit(0);
     });
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
+  stopWithParent(stop);
 }
 
 main().catch((error) => {

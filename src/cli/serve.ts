@@ -10,6 +10,7 @@ import { createRepositories } from '../all-repositories';
 import { startService, type RunningService } from '../server';
 import { issueApiKey } from './issue-api-key';
 import { describeStartFailure } from './start-failure';
+import { onStopSignal } from './process-lifetime';
 
 /**
  * On the embedded SQLite database, a new user gets a first key without a second command: when
@@ -54,7 +55,8 @@ async function main(): Promise<void> {
     { url: `${service.url}/v1`, database: `${config.database.client} ${where}` },
     'task-tracker serving',
   );
-  const stop = () => {
+  // No watch on the parent here: a service started by a script that then ends (nohup) serves on.
+  onStopSignal(() => {
     service.stop().then(
       () => process.exit(0),
       (error) => {
@@ -62,9 +64,7 @@ async function main(): Promise<void> {
         process.exit(1);
       },
     );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
 }
 
 main().catch((error) => {

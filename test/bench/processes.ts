@@ -30,7 +30,8 @@ export function cpuSecondsOf(pid: number): number {
  */
 export function serviceArguments(root = projectRoot): string[] {
   const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const command = /&& node (.+)$/.exec(scripts.start)?.[1];
+  // A checkout from before the script ran node with exec has no exec in it.
+  const command = /&& (?:exec )?node (.+)$/.exec(scripts.start)?.[1];
   if (command === undefined)
     throw new Error(`cannot read the node command in the start script: ${scripts.start}`);
   const profile = process.env.BENCH_CPU_PROF;
