@@ -23,7 +23,7 @@ import { issueApiKey } from '../../src/cli/issue-api-key';
 import { numbered } from '../../src/db/event-log';
 import { createRepositories } from '../../src/all-repositories';
 import { nowForDb } from '../../src/db/timestamps';
-import { supportedVersions } from '../../src/versions/versions';
+import { newestVersion, supportedVersions } from '../../src/versions/versions';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, withKnex } from './fixture';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
@@ -411,7 +411,12 @@ async function runShape(shape: Shape, receiver: Receiver) {
           const path = `/hook/${t}/${e}`;
           const response = await fetch(`${service.url}/v1/webhook-endpoints`, {
             method: 'POST',
-            headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' },
+            headers: {
+              Authorization: `Bearer ${tenant.key}`,
+              'Content-Type': 'application/json',
+              // api_version is a field of the newest version's registration only.
+              'Api-Version': newestVersion,
+            },
             body: JSON.stringify({
               url: `${receiver.base}${path}`,
               ...(shape.twoVersions && e % 2 === 1 ? { api_version: oldestVersion } : {}),
