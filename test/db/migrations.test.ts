@@ -218,8 +218,8 @@ it('brings data made before version 2026-12-15 into it: done tasks closed when l
 
 it('brings tasks made before the planning fields into them: priority none, no due date, no labels, nobody assigned; their events alike', async () => {
   const added = [
-    '20261210090000-add-tasks-planning-fields',
-    '20261210090100-fill-events-planning-fields',
+    '20261204203000-add-tasks-planning-fields',
+    '20261204203100-fill-events-planning-fields',
   ];
   for (const name of [...added].reverse()) await knex.migrate.down({ name });
   expect(await knex.schema.hasTable('task_labels')).toBe(false);
