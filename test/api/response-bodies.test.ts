@@ -93,6 +93,10 @@ describe('response bodies', () => {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
       completed_at: null,
+      priority: 'none',
+      due_on: null,
+      labels: [],
+      assignee: null,
     };
     expect(JSON.parse(writeBody(reply(200, task), 'getTask', 'r')!)).toEqual(task);
     expect(

@@ -3,8 +3,7 @@
  * `npm run sandbox`, `npm run mock`, `npm run events -- listen`, `make run`, `make sandbox`,
  * `make mock`), ends with every process it started when its outermost process alone gets SIGTERM,
  * or (npm's) SIGINT: within a bounded time no process of its tree is left (nor any other carrying
- * the test's mark in its environment), its port no longer answers, and the sandbox has removed its
- * database. npm killed outright takes the mock, and its Prisms, with it.
+ * the test's mark in its environment), and the sandbox has removed its database. npm killed outright takes the mock, and its Prisms, with it.
  *
  * GNU make holds a SIGINT sent to make alone until its recipe ends (it counts on the terminal's
  * Ctrl-C reaching the recipe too): make gets SIGINT as Ctrl-C sends it, to the whole group, where
@@ -197,14 +196,8 @@ async function endsWithEveryChild(
     await eventually('every process of the tree ends', 30_000, () => left().length === 0).catch(
       () => expect(left().map(({ pid, command }) => `${pid} ${command}`)).toEqual([]),
     );
-    if (url) {
-      const refused = await fetch(url).then(
-        () => false,
-        (error: Error) =>
-          (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED',
-      );
-      expect(refused).toBe(true);
-    }
+    // Whether its port still answers is not asked: with no process of the tree left nothing of
+    // it listens, and a port freed may be taken at once by another test's server (as in CI).
     entry.stoppedCleanly?.();
   } finally {
     // Whatever failed: nothing this test started outlives it (its group, or its mark).
