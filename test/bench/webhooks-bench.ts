@@ -414,13 +414,10 @@ async function runShape(shape: Shape, receiver: Receiver) {
             headers: {
               Authorization: `Bearer ${tenant.key}`,
               'Content-Type': 'application/json',
-              // api_version is a field of the newest version's registration only.
-              'Api-Version': newestVersion,
+              // An endpoint is made in the version of the request that registers it.
+              'Api-Version': shape.twoVersions && e % 2 === 1 ? oldestVersion : newestVersion,
             },
-            body: JSON.stringify({
-              url: `${receiver.base}${path}`,
-              ...(shape.twoVersions && e % 2 === 1 ? { api_version: oldestVersion } : {}),
-            }),
+            body: JSON.stringify({ url: `${receiver.base}${path}` }),
           });
           if (response.status !== 201)
             throw new Error(`registering ${path}: ${response.status} ${await response.text()}`);
