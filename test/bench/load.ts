@@ -17,6 +17,10 @@ export interface Operation {
 export interface LoadOptions {
   connections: number;
   seconds: number;
+  /** Stop after this many requests instead of after `seconds`. */
+  requests?: number;
+  /** How long a request may wait for its answer (10 s). */
+  timeoutSeconds?: number;
   /** Requests per second across all connections; as fast as answered when absent. */
   rate?: number;
   /** Sent on every request beside the key (an `Api-Version`, say). */
@@ -33,7 +37,9 @@ export async function drive(
     url: baseUrl,
     connections: options.connections,
     duration: options.seconds,
+    amount: options.requests,
     overallRate: options.rate,
+    timeout: options.timeoutSeconds ?? 10,
     headers: {
       Authorization: `Bearer ${key}`,
       'Content-Type': 'application/json',
@@ -44,7 +50,8 @@ export async function drive(
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0)
     throw new Error(
-      `${operation.name} on ${baseUrl}: ${failed} of ${result.requests.total} requests failed`,
+      `${operation.name} on ${baseUrl}: ${failed} of ${result.requests.total} requests failed ` +
+        `(${result.timeouts} timed out, ${result.errors - result.timeouts} errors, statuses ${JSON.stringify(result.statusCodeStats)})`,
     );
   return {
     requests: result.requests.total,

@@ -7,6 +7,7 @@ import { freePort } from '../support/free-port';
 
 export interface ServerProcess {
   url: string;
+  pid: number;
   /** From spawning the process to its first 200 from /readyz. */
   readyMs: number;
   /** The most resident memory the process has held since it started (VmHWM), in MB. */
@@ -53,20 +54,32 @@ export const webhookServiceEnv = (databaseUrl: string, dnsServers: string) => ({
   WEBHOOK_DNS_SERVERS: dnsServers,
 });
 
+/** How a server is started beside its environment: under another program (valgrind, say). */
+export interface StartOptions {
+  /** A command and its arguments that run node (`valgrind --tool=callgrind`): it must exec it. */
+  wrap?: string[];
+  env?: Record<string, string>;
+  /** How long it may take to answer /readyz before the start counts as failed (60 s). */
+  readyWithinMs?: number;
+}
+
 /** Starts `node ...nodeArguments` with the environment and a free PORT; resolves once /readyz answers 200. */
 export async function startServerProcess(
   nodeArguments: string[],
   env: Record<string, string>,
+  options: StartOptions = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, nodeArguments, {
+  const [command, ...args] = [...(options.wrap ?? []), process.execPath, ...nodeArguments];
+  const child = spawn(command, args, {
     // No lookup leaves the machine: nothing listens on port 1 (a bench that needs names runs a name server).
     env: {
       ...process.env,
       WEBHOOK_DNS_SERVERS: '127.0.0.1:1',
       ...env,
+      ...options.env,
       PORT: String(port),
       HOST: '127.0.0.1',
     },
@@ -75,8 +88,13 @@ export async function startServerProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let gone = false;
   void exited.then(() => (gone = true));
+  const deadline = started + (options.readyWithinMs ?? 60_000);
   for (;;) {
     if (gone) throw new Error(`${nodeArguments.join(' ')} exited before it was ready`);
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${nodeArguments.join(' ')} was not ready within ${deadline - started} ms`);
+    }
     const ready = await fetch(`${url}/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -87,6 +105,7 @@ export async function startServerProcess(
   const readyMs = performance.now() - started;
   return {
     url,
+    pid: child.pid!,
     readyMs,
     peakRssMb() {
       const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');

@@ -19,6 +19,7 @@ import { projectRoot } from '../../src/paths';
 import { newestVersion, supportedVersions } from '../../src/versions/versions';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { operations, seedFixture, withKnex, type Fixture } from './fixture';
+import { startCountedServer, type CountedServer, type Instructions } from './callgrind';
 import { drive, type Operation } from './load';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
@@ -31,6 +32,9 @@ const settings = {
   seconds: Number(process.env.BENCH_VERSION_SECONDS ?? 4),
   rounds: Number(process.env.BENCH_VERSION_ROUNDS ?? 9),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 5),
+  countedRounds: Number(process.env.BENCH_COUNTED_ROUNDS ?? 5),
+  countedRequests: Number(process.env.BENCH_COUNTED_REQUESTS ?? 1000),
+  countedWarmup: Number(process.env.BENCH_COUNTED_WARMUP ?? 4000),
 };
 const measured = ['getTask', 'updateTask', 'listProjectTasks'];
 const oldestVersion = supportedVersions[supportedVersions.length - 1];
@@ -77,16 +81,17 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
+const operationOf = (target: { fixture: Fixture }, operationName: string): Operation =>
+  operations(target.fixture).find(({ name }) => name === operationName)!;
+
 /** Each target's CPU µs per request and requests per second, a figure per round, rounds alternating. */
 async function measure(targets: Target[], operationName: string) {
-  const operationOf = (target: Target): Operation =>
-    operations(target.fixture).find(({ name }) => name === operationName)!;
   const load = (target: Target, seconds: number) => ({
     connections: settings.connections,
     seconds,
     headers: target.headers,
   });
-  const next = targets.map(operationOf);
+  const next = targets.map((target) => operationOf(target, operationName));
   for (const [i, target] of targets.entries())
     await drive(
       target.server.url,
@@ -111,6 +116,54 @@ async function measure(targets: Target[], operationName: string) {
   return targets.map((_, i) => ({ cpuUs: median(cpu[i]), rate: median(rates[i]), rounds: cpu[i] }));
 }
 
+interface CountedTarget extends Omit<Target, 'server'> {
+  counted: CountedServer;
+}
+
+/**
+ * Each target's instructions per request under callgrind: after a warm-up with counting off,
+ * rounds of a fixed number of requests alternate between the targets. The figure is the median
+ * round's `running` plus collections and compilations over all rounds together (they come in lumps).
+ */
+async function count(targets: CountedTarget[], operationName: string) {
+  const next = targets.map((target) => operationOf(target, operationName));
+  const load = (target: CountedTarget, i: number, requests: number) => () =>
+    drive(target.counted.server.url, target.fixture.key, next[i], {
+      connections: 4,
+      seconds: 3600,
+      // Under valgrind a request takes some fifty times as long, and more on a busy machine.
+      timeoutSeconds: 120,
+      requests,
+      headers: target.headers,
+    });
+  for (const [i, target] of targets.entries()) await load(target, i, settings.countedWarmup)();
+  const rounds: Instructions[][] = targets.map(() => []);
+  for (let round = 0; round < settings.countedRounds; round++)
+    for (const [i, target] of targets.entries())
+      rounds[i].push(await target.counted.count(load(target, i, settings.countedRequests)));
+  const requests = settings.countedRounds * settings.countedRequests;
+  return rounds.map((counted) => {
+    const running = counted.map((c) => c.running / settings.countedRequests);
+    const lumps = counted.reduce((sum, c) => sum + c.collecting + c.compiling, 0) / requests;
+    return { perRequest: median(running) + lumps, running, lumps };
+  });
+}
+
+/** The three targets: the commit before versions, this checkout in the newest version and in the oldest. */
+function targetsOf<T>(before: T, now: T, fixtures: { before: Fixture; now: Fixture }) {
+  return [
+    { name: 'before versions', ...before, fixture: fixtures.before },
+    // A tenant made now is pinned to the newest version: no header, as its clients send none.
+    { name: newestVersion, ...now, fixture: fixtures.now },
+    {
+      name: oldestVersion,
+      ...now,
+      fixture: fixtures.now,
+      headers: { 'Api-Version': oldestVersion },
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   const builtAt = performance.now();
   const beforeRoot = buildCommit(beforeVersions);
@@ -124,42 +177,87 @@ async function main(): Promise<void> {
   const database = await createMysqlDatabase(settings.mysqlUrl, 'tt_bench_versions');
   const servers: ServerProcess[] = [];
   try {
-    const beforeFixture = await before.withKnex(beforeDatabase.config, (knex) =>
-      before.seedFixture(knex, 1000),
-    );
-    const fixture = await withKnex(database.config, (knex) => seedFixture(knex, 1000));
+    const fixtures = {
+      before: await before.withKnex(beforeDatabase.config, (knex) =>
+        before.seedFixture(knex, 1000),
+      ),
+      now: await withKnex(database.config, (knex) => seedFixture(knex, 1000)),
+    };
     const url = (config: unknown) => (config as { url: string }).url;
-    const beforeServer = await startServerProcess(serviceArguments(beforeRoot), {
-      ...serviceEnv,
-      DATABASE_URL: url(beforeDatabase.config),
-    });
-    servers.push(beforeServer);
-    const server = await startServerProcess(serviceArguments(), {
-      ...serviceEnv,
-      DATABASE_URL: url(database.config),
-    });
-    servers.push(server);
-    const targets: Target[] = [
-      { name: 'before versions', server: beforeServer, fixture: beforeFixture },
-      // A tenant made now is pinned to the newest version: no header, as its clients send none.
-      { name: newestVersion, server, fixture },
-      { name: oldestVersion, server, fixture, headers: { 'Api-Version': oldestVersion } },
-    ];
-    const rows = [];
-    for (const operation of measured)
-      rows.push({ operation, figures: await measure(targets, operation) });
+    const beforeEnv = { ...serviceEnv, DATABASE_URL: url(beforeDatabase.config) };
+    const nowEnv = { ...serviceEnv, DATABASE_URL: url(database.config) };
+    const timed = [];
+    if (settings.rounds > 0) {
+      const beforeServer = await startServerProcess(serviceArguments(beforeRoot), beforeEnv);
+      servers.push(beforeServer);
+      const server = await startServerProcess(serviceArguments(), nowEnv);
+      servers.push(server);
+      const targets: Target[] = targetsOf({ server: beforeServer }, { server }, fixtures);
+      for (const operation of measured)
+        timed.push({ operation, figures: await measure(targets, operation) });
+      for (const server of servers.splice(0)) await server.stop();
+    }
+    const counted = [];
+    if (settings.countedRounds > 0) {
+      const beforeCounted = await startCountedServer(serviceArguments(beforeRoot), beforeEnv);
+      servers.push(beforeCounted.server);
+      const nowCounted = await startCountedServer(serviceArguments(), nowEnv);
+      servers.push(nowCounted.server);
+      const targets: CountedTarget[] = targetsOf(
+        { counted: beforeCounted },
+        { counted: nowCounted },
+        fixtures,
+      );
+      for (const operation of measured)
+        counted.push({ operation, figures: await count(targets, operation) });
+    }
+    report(buildSeconds, timed, counted);
+  } finally {
+    for (const server of servers) await server.stop();
+    await beforeDatabase.drop();
+    await database.drop();
+  }
+}
 
-    console.log(`\n## MariaDB: what API versions cost a request\n`);
+type Timed = { operation: string; figures: Awaited<ReturnType<typeof measure>> }[];
+type Counted = { operation: string; figures: Awaited<ReturnType<typeof count>> }[];
+
+function report(buildSeconds: number, timed: Timed, counted: Counted): void {
+  console.log(`\n## MariaDB: what API versions cost a request\n`);
+  console.log(
+    `Against \`${beforeVersions}\`, the commit before versions (built in ${fmt(buildSeconds)} s, kept for the next run), each on a database of its own. ` +
+      `The newest version is the key's pin (no header); ${oldestVersion} is asked for with \`Api-Version\`.\n`,
+  );
+  if (counted.length > 0) {
     console.log(
-      `Against \`${beforeVersions}\`, the commit before versions (built in ${fmt(buildSeconds)} s, kept for the next run), each on a database of its own; ` +
-        `${settings.rounds} alternating rounds of ${settings.seconds} s per target after ${settings.warmupSeconds} s of warm-up, ${settings.connections} connections; the medians of the rounds. ` +
-        `The newest version is the key's pin (no header); ${oldestVersion} is asked for with \`Api-Version\`.\n`,
+      `Instructions per request, counted by valgrind's callgrind (a count does not move with the machine's load): ${settings.countedWarmup} requests of warm-up uncounted, then ${settings.countedRounds} alternating rounds of ${settings.countedRequests} requests per target at 4 connections; ` +
+        `each figure is the median round's instructions outside V8's collector and compilers, plus theirs over all rounds together (they come in lumps).\n`,
+    );
+    console.log(
+      `| operation | instructions per request before versions | in ${newestVersion} | ratio (≤ 1.05) | in ${oldestVersion} | ratio (≤ 1.15) | collector and compilers before / ${newestVersion} / ${oldestVersion} | the rest, each round (before; newest; oldest) |`,
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---|');
+    const k = (n: number) => `${fmt(n / 1000)} k`;
+    for (const { operation, figures } of counted) {
+      const [was, newest, oldest] = figures;
+      const newestRatio = newest.perRequest / was.perRequest;
+      const oldestRatio = oldest.perRequest / was.perRequest;
+      console.log(
+        `| ${operation} | ${k(was.perRequest)} | ${k(newest.perRequest)} | ${fmt(newestRatio, 3)} ${mark(newestRatio <= 1.05)} | ` +
+          `${k(oldest.perRequest)} | ${fmt(oldestRatio, 3)} ${mark(oldestRatio <= 1.15)} | ` +
+          `${figures.map(({ lumps }) => k(lumps)).join(' / ')} | ${figures.map(({ running }) => running.map(k).join(', ')).join('; ')} |`,
+      );
+    }
+  }
+  if (timed.length > 0) {
+    console.log(
+      `\nCPU time per request: ${settings.rounds} alternating rounds of ${settings.seconds} s per target after ${settings.warmupSeconds} s of warm-up, ${settings.connections} connections; the medians of the rounds.\n`,
     );
     console.log(
       `| operation | CPU µs per request before versions | in ${newestVersion} | ratio (≤ 1.05) | in ${oldestVersion} | ratio (≤ 1.15) | req/s before / ${newestVersion} / ${oldestVersion} | CPU µs of each round (before; newest; oldest) |`,
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---|');
-    for (const { operation, figures } of rows) {
+    for (const { operation, figures } of timed) {
       const [was, newest, oldest] = figures;
       const newestRatio = newest.cpuUs / was.cpuUs;
       const oldestRatio = oldest.cpuUs / was.cpuUs;
@@ -169,10 +267,6 @@ async function main(): Promise<void> {
           `${figures.map(({ rate }) => fmt(rate)).join(' / ')} | ${figures.map(({ rounds }) => rounds.map((us) => fmt(us)).join(', ')).join('; ')} |`,
       );
     }
-  } finally {
-    for (const server of servers) await server.stop();
-    await beforeDatabase.drop();
-    await database.drop();
   }
 }
 

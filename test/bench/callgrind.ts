@@ -1,0 +1,103 @@
+/**
+ * Counting the instructions a service runs for a number of requests, with valgrind's callgrind:
+ * unlike CPU time, a count does not move when the machine is busy or its clock changes speed,
+ * so a few per cent between two builds can be told apart. The service starts with counting off
+ * (start-up and warm-up run at valgrind's lighter pace) and `count` turns it on around a load.
+ *
+ * Each count is split by what ran: V8's garbage collector, its compilers, and everything else
+ * (the service's own work, its libraries, Node and the database driver). Collections and
+ * compilations come in lumps (a major collection is a tenth of a round's count), so a figure per
+ * request takes them over every round together, and the rest round by round.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServerProcess, type ServerProcess } from './processes';
+
+export interface Instructions {
+  /** V8's garbage collection, in whichever thread it ran. */
+  collecting: number;
+  /** V8's parsers and compilers (Ignition's bytecode, Sparkplug, Maglev, TurboFan). */
+  compiling: number;
+  /** Everything else. */
+  running: number;
+}
+
+const collector =
+  /v8::internal::(?:[A-Za-z]*Marking|[A-Za-z]*Sweep|Scavenge|MarkCompact|Evacuat|Heap::|Heap[A-Z]|MinorMC|Marker|Worklist|RememberedSet|SlotSet|MemoryAllocator|MemoryChunk|LiveObject|PagedSpace|FreeList|ConcurrentMarking|.*Visitor|.*Compactor|.*Collector|GCTracer|InternalizedStringTableCleaner|.*Sweeper)/;
+const compiler =
+  /v8::internal::(?:compiler::|maglev::|baseline::|interpreter::|Parser|ParserBase|PreParser|Scanner|Compiler::|.*CodeGenerator|wasm::|Assembler|.*Assembler::|RegExpCompiler|RegExpMacroAssembler)/;
+
+/** The calls of one function's own instructions in `callgrind_annotate`'s listing: `1,234 (0.5%)  file:function [object]`. */
+const listed = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*)$/;
+
+function readDump(file: string): Instructions {
+  const annotated = spawnSync('callgrind_annotate', ['--threshold=100', '--inclusive=no', file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  if (annotated.status !== 0) throw new Error(`callgrind_annotate ${file}: ${annotated.stderr}`);
+  const counted: Instructions = { collecting: 0, compiling: 0, running: 0 };
+  for (const line of annotated.stdout.split('\n')) {
+    const match = listed.exec(line);
+    if (match === null || match[2].includes('PROGRAM TOTALS')) continue;
+    const instructions = Number(match[1].replace(/,/g, ''));
+    const where = match[2];
+    if (collector.test(where)) counted.collecting += instructions;
+    else if (compiler.test(where)) counted.compiling += instructions;
+    else counted.running += instructions;
+  }
+  return counted;
+}
+
+export interface CountedServer {
+  server: ServerProcess;
+  /** Runs `load` with counting on, and gives what the service ran meanwhile. */
+  count(load: () => Promise<unknown>): Promise<Instructions>;
+}
+
+/** The service (`node ...nodeArguments`) under callgrind, counting off until `count` is called. */
+export async function startCountedServer(
+  nodeArguments: string[],
+  env: Record<string, string>,
+): Promise<CountedServer> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-callgrind-'));
+  // vgdb names its pipes after HOST and USER as valgrind saw them: callgrind_control needs the same.
+  const controlEnv = { ...process.env, HOST: '127.0.0.1', USER: 'bench', LOGNAME: 'bench' };
+  const server = await startServerProcess(nodeArguments, env, {
+    wrap: [
+      'valgrind',
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--dump-line=no',
+      `--log-file=${path.join(folder, 'valgrind.log')}`,
+      `--callgrind-out-file=${path.join(folder, 'out')}`,
+    ],
+    env: { USER: 'bench', LOGNAME: 'bench' },
+    readyWithinMs: 300_000,
+  });
+  let dumps = 0;
+  const control = (...args: string[]) => {
+    const result = spawnSync('callgrind_control', [...args, String(server.pid)], {
+      env: controlEnv,
+      encoding: 'utf8',
+    });
+    if (result.status !== 0)
+      throw new Error(`callgrind_control ${args.join(' ')}: ${result.stderr}`);
+  };
+  return {
+    server,
+    async count(load) {
+      control('--instr=on');
+      control('--zero');
+      await load();
+      control(`--dump=round${++dumps}`);
+      control('--instr=off');
+      const file = path.join(folder, `out.${dumps}`);
+      const counted = readDump(file);
+      fs.rmSync(file);
+      return counted;
+    },
+  };
+}
