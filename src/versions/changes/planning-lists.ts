@@ -34,7 +34,8 @@ export const planningLists: VersionChange = {
 
     const components = objectAt(newer, '/components/parameters');
     for (const name of filters) delete components[name];
-    for (const sort of sorts) removeEnumValue(newer, '/components/parameters/TaskSort/schema', sort);
+    for (const sort of sorts)
+      removeEnumValue(newer, '/components/parameters/TaskSort/schema', sort);
     objectAt(newer, '/components/parameters/TaskSort').description =
       'The order of the list; a leading `-` means newest first. Ties are broken by id.';
     return newer;
