@@ -123,34 +123,53 @@ function beyond(columns: string[], values: Knex.Value[], descending: boolean): C
 }
 
 /**
- * The order's runs after the position (all of each without one): conditions whose rows, in the
- * order of the key's columns, come one run after another. An order whose leading key may be null
- * has two, the rows with a value and then those without, since no index puts nulls last in both
- * directions; each run is still one range of an index that starts with the leading column.
+ * A run of the order: a condition whose rows all come before the next run's, and the columns
+ * that order its rows. An order whose leading key may be null has two runs, the rows with a value
+ * and then those without, since no index puts nulls last in both directions; each run is one range
+ * of an index that starts with the leading column, ordered by its columns after the ones the run
+ * holds equal (MariaDB sorts every matching row when the ORDER BY names a column it does not see
+ * as constant, as `IS NULL` leaves it, or has an expression).
  */
-function runsAfter(order: KeysetOrder, table: string, idColumn: string, after?: Position) {
-  const { column, descending, leading } = order;
-  const [at, id] = [`${table}.${column}`, `${table}.${idColumn}`];
-  const seek = (columns: string[], values: Knex.Value[]): Condition =>
-    after ? beyond(columns, values, descending) : () => {};
-  if (leading === undefined) return [seek([at, id], [after?.at ?? '', after?.id ?? ''])];
-  const lead = `${table}.${leading.column}`;
-  const withLead = seek([lead, at, id], [after?.lead ?? null, after?.at ?? '', after?.id ?? '']);
-  if (!leading.nullable) return [withLead];
-  const withoutLead = seek([at, id], [after?.at ?? '', after?.id ?? '']);
-  const runs: Condition[] = [(q) => q.whereNull(lead).where(withoutLead)];
-  // Past the rows with a value, only those without remain.
-  if (after?.lead !== null) runs.unshift((q) => q.whereNotNull(lead).where(withLead));
-  return runs;
+interface Run {
+  where: Condition;
+  /** False in the run without a leading value: it orders by the timestamp and the id alone. */
+  byLead: boolean;
 }
 
-/** Orders rows of `table` (`prefix` names it, or the derived table the ids were merged in). */
-function inKeyOrder(query: Knex.QueryBuilder, order: KeysetOrder, idColumn: string, prefix = '') {
+/** The order's runs after the position, or all of them. */
+function runsAfter(order: KeysetOrder, table: string, idColumn: string, after?: Position): Run[] {
+  const { column, descending, leading } = order;
+  const [at, id] = [`${table}.${column}`, `${table}.${idColumn}`];
+  const lead = leading && `${table}.${leading.column}`;
+  const past = (columns: string[], values: Knex.Value[]): Condition =>
+    after ? beyond(columns, values, descending) : () => {};
+  const positionAt = after ? [after.at, after.id] : [];
+  if (lead === undefined) return [{ where: past([at, id], positionAt), byLead: false }];
+  const withLead = past([lead, at, id], [after?.lead ?? null, ...positionAt]);
+  if (!leading!.nullable) return [{ where: withLead, byLead: true }];
+  const unset: Run = { where: (q) => q.whereNull(lead), byLead: false };
+  // Past a row without a value, only the later ones of those; else all of them.
+  if (after?.lead === null)
+    return [{ where: (q) => q.whereNull(lead).where(past([at, id], positionAt)), byLead: false }];
+  return [{ where: (q) => q.whereNotNull(lead).where(withLead), byLead: true }, unset];
+}
+
+/**
+ * Orders rows of `table` (`prefix` names it, or the derived table the ids were merged in): by the
+ * order's whole key, nulls last, or within one run by that run's columns.
+ */
+function inKeyOrder(
+  query: Knex.QueryBuilder,
+  order: KeysetOrder,
+  idColumn: string,
+  prefix = '',
+  run?: Run,
+) {
   const direction = order.descending ? 'desc' : 'asc';
-  const columns = [order.leading?.column, order.column, idColumn].filter(
-    (column): column is string => column !== undefined,
-  );
-  if (order.leading?.nullable) query.orderByRaw('?? is null', [prefix + order.leading.column]);
+  const lead = order.leading?.column;
+  const byLead = lead !== undefined && (run?.byLead ?? true);
+  const columns = [...(byLead ? [lead] : []), order.column, idColumn];
+  if (order.leading?.nullable && run === undefined) query.orderByRaw('?? is null', [prefix + lead]);
   return query.orderBy(columns.map((column) => ({ column: prefix + column, order: direction })));
 }
 
@@ -176,7 +195,7 @@ export function seekInOrder(
   const after = cursor === undefined ? undefined : decodeCursor(cursor, order);
   const runs = runsAfter(order, table, idColumn, after);
   query.where((q) => {
-    for (const run of runs) q.orWhere(run);
+    for (const run of runs) q.orWhere(run.where);
   });
   return inKeyOrder(query, order, idColumn, `${table}.`);
 }
@@ -205,11 +224,13 @@ export async function selectPage<Row extends Record<string, unknown>>(
   const runs = runsAfter(order, table, idColumn, after);
   const parts = query.parts ?? [() => {}];
   const keys = [idColumn, order.column, ...(order.leading ? [order.leading.column] : [])];
-  const seek = (columns: string[], part: Condition, run: Condition) =>
+  const seek = (columns: string[], part: Condition, run: Run) =>
     inKeyOrder(
-      db(table).select(columns).where(scope).where(part).where(run),
+      db(table).select(columns).where(scope).where(part).where(run.where),
       order,
       idColumn,
+      '',
+      run,
     ).limit(limit + 1);
   const seeks = parts.flatMap((part) => runs.map((run) => [part, run] as const));
   // Each seek is a derived table: SQLite allows no ORDER BY or LIMIT in a bare UNION arm.

@@ -209,6 +209,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     ): Promise<TaskPage | undefined> {
       const order = taskOrder(query.sort);
       const { filter, parts } = listFilter(
+        knex,
         query,
         order.leading === undefined ? order.column : undefined,
       );
@@ -258,7 +259,7 @@ type Condition = (query: Knex.QueryBuilder) => void;
  * with the project and that value, then the timestamp (status: created_at and updated_at;
  * priority: created_at), so each part is one seek of it. A value named twice is one part.
  */
-function listFilter(query: TaskListQuery, sortedBy?: 'created_at' | 'updated_at') {
+function listFilter(db: Knex, query: TaskListQuery, sortedBy?: 'created_at' | 'updated_at') {
   const { status, priority, assignee, label, due_before, due_after } = query;
   const ranks = priority && [...new Set(priority.map(priorityRank))];
   const statuses = status && [...new Set(status)];
@@ -271,15 +272,17 @@ function listFilter(query: TaskListQuery, sortedBy?: 'created_at' | 'updated_at'
     if (statuses && !byStatus) q.whereIn('tasks.status', statuses);
     if (ranks && !byPriority) q.whereIn('tasks.priority', ranks);
     if (assignee !== undefined) q.where('tasks.assignee', assignee);
-    // A task has every label: one lookup by its id and the label's fold (task_labels' key) each.
-    for (const fold of new Set((label ?? []).map(labelFold)))
-      q.whereExists((labelled) =>
-        labelled
-          .select('task_labels.task_id')
-          .from('task_labels')
-          .whereRaw('?? = ??', ['task_labels.task_id', 'tasks.task_id'])
-          .where('task_labels.label_fold', fold),
-      );
+    // A task has every label when it has as many of their folds as there are: counted through
+    // task_labels' key (task_id, label_fold), one probe for each task the list reads. Not EXISTS,
+    // which MariaDB may turn into a join led by the fold, reading every project's labels.
+    const folds = [...new Set((label ?? []).map(labelFold))];
+    if (folds.length > 0) {
+      const labelled = db('task_labels')
+        .count('*')
+        .whereRaw('?? = ??', ['task_labels.task_id', 'tasks.task_id'])
+        .whereIn('task_labels.label_fold', folds);
+      q.whereRaw('(?) = ?', [labelled, folds.length]);
+    }
     // A task without a due date is neither before nor after a day: NULL compares to nothing.
     if (due_before !== undefined) q.where('tasks.due_on', '<', due_before);
     if (due_after !== undefined) q.where('tasks.due_on', '>', due_after);
