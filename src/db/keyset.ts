@@ -1,6 +1,8 @@
 /**
  * Keyset (seek) paging, shared by every list: a page continues after the (sort value, id) of
- * the last item of the previous page, carried in an opaque cursor. It never uses OFFSET.
+ * the last item of the previous page, carried in an opaque cursor. It never uses OFFSET. An order
+ * may lead with another column (a task's due date or priority) before its timestamp: the cursor
+ * then carries that value too, null included.
  */
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../errors';
@@ -107,7 +109,7 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
 /**
  * The rows after `values` in the order of `columns` (the id last), spelled out as MariaDB seeks
  * on it: `a >= ? AND (a > ? OR (b >= ? AND (b > ? OR id > ?)))`. It reads no index range for the
- * row-value form `(a, b, id) > (?, ?, ?)` (docs: toolchain notes).
+ * row-value form `(a, b, id) > (?, ?, ?)` (the project's toolchain notes).
  */
 function beyond(columns: string[], values: Knex.Value[], descending: boolean): Condition {
   const [atOrBeyond, past] = descending ? ['<=', '<'] : ['>=', '>'];
@@ -147,11 +149,13 @@ function runsAfter(order: KeysetOrder, table: string, idColumn: string, after?: 
   if (lead === undefined) return [{ where: past([at, id], positionAt), byLead: false }];
   const withLead = past([lead, at, id], [after?.lead ?? null, ...positionAt]);
   if (!leading!.nullable) return [{ where: withLead, byLead: true }];
-  const unset: Run = { where: (q) => q.whereNull(lead), byLead: false };
   // Past a row without a value, only the later ones of those; else all of them.
   if (after?.lead === null)
     return [{ where: (q) => q.whereNull(lead).where(past([at, id], positionAt)), byLead: false }];
-  return [{ where: (q) => q.whereNotNull(lead).where(withLead), byLead: true }, unset];
+  return [
+    { where: (q) => q.whereNotNull(lead).where(withLead), byLead: true },
+    { where: (q) => q.whereNull(lead), byLead: false },
+  ];
 }
 
 /**
