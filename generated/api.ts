@@ -107,8 +107,10 @@ export interface paths {
         };
         /**
          * List a project's tasks
-         * @description The project's tasks, a page at a time, optionally only those in the given states,
-         *     ordered by `sort` with ties broken by id.
+         * @description The project's tasks, a page at a time, optionally only those in the given states, of the
+         *     given priorities, of one assignee, with all the given labels, or due before or after a
+         *     day (the filters together: a task must match each one given), ordered by `sort` with
+         *     ties broken by id.
          */
         get: operations["listProjectTasks"];
         put?: never;
@@ -1515,6 +1517,42 @@ export interface components {
          */
         TaskStatusFilter: components["schemas"]["TaskStatus"][];
         /**
+         * @description Only tasks of these priorities (any of them); repeat the parameter for several
+         *     (`?priority=high&priority=urgent`). A priority given more than once counts once.
+         * @example [
+         *       "high",
+         *       "urgent"
+         *     ]
+         */
+        TaskPriorityFilter: components["schemas"]["TaskPriority"][];
+        /**
+         * @description Only tasks assigned to exactly this assignee (compared as written).
+         * @example ana@example.com
+         */
+        TaskAssigneeFilter: string;
+        /**
+         * @description Only tasks that have every one of these labels; repeat the parameter for several
+         *     (`?label=launch&label=ops`). A label matches whatever its case (`Ops` finds a task
+         *     labelled `ops`): labels are compared by their Unicode case folds.
+         * @example [
+         *       "launch",
+         *       "ops"
+         *     ]
+         */
+        TaskLabelFilter: components["schemas"]["Label"][];
+        /**
+         * @description Only tasks due strictly before this day, `YYYY-MM-DD` (a day that exists: `2026-02-30` is a
+         *     `400`). A task without `due_on` matches neither `due_before` nor `due_after`.
+         * @example 2027-01-01
+         */
+        TaskDueBefore: string;
+        /**
+         * @description Only tasks due strictly after this day, `YYYY-MM-DD` (a day that exists: `2026-02-30` is a
+         *     `400`). A task without `due_on` matches neither `due_before` nor `due_after`.
+         * @example 2026-11-30
+         */
+        TaskDueAfter: string;
+        /**
          * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
          *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
          *     to the first request's answer in the same transaction as its change, so a retry after
@@ -1585,10 +1623,12 @@ export interface components {
          */
         WebhookEndpointId: components["schemas"]["Uuid"];
         /**
-         * @description The order of the list; a leading `-` means newest first. Ties are broken by id.
+         * @description The order of the list; a leading `-` reverses it (newest first, latest due first, most
+         *     urgent first), ties included. `due_on` and `priority` break ties by `created_at`, then id;
+         *     the others by id. Tasks without `due_on` come last in both `due_on` and `-due_on`.
          * @example -updated_at
          */
-        TaskSort: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+        TaskSort: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "due_on" | "-due_on" | "priority" | "-priority";
     };
     requestBodies: never;
     headers: {
@@ -1955,7 +1995,45 @@ export interface operations {
                  */
                 status?: components["parameters"]["TaskStatusFilter"];
                 /**
-                 * @description The order of the list; a leading `-` means newest first. Ties are broken by id.
+                 * @description Only tasks of these priorities (any of them); repeat the parameter for several
+                 *     (`?priority=high&priority=urgent`). A priority given more than once counts once.
+                 * @example [
+                 *       "high",
+                 *       "urgent"
+                 *     ]
+                 */
+                priority?: components["parameters"]["TaskPriorityFilter"];
+                /**
+                 * @description Only tasks assigned to exactly this assignee (compared as written).
+                 * @example ana@example.com
+                 */
+                assignee?: components["parameters"]["TaskAssigneeFilter"];
+                /**
+                 * @description Only tasks that have every one of these labels; repeat the parameter for several
+                 *     (`?label=launch&label=ops`). A label matches whatever its case (`Ops` finds a task
+                 *     labelled `ops`): labels are compared by their Unicode case folds.
+                 * @example [
+                 *       "launch",
+                 *       "ops"
+                 *     ]
+                 */
+                label?: components["parameters"]["TaskLabelFilter"];
+                /**
+                 * @description Only tasks due strictly before this day, `YYYY-MM-DD` (a day that exists: `2026-02-30` is a
+                 *     `400`). A task without `due_on` matches neither `due_before` nor `due_after`.
+                 * @example 2027-01-01
+                 */
+                due_before?: components["parameters"]["TaskDueBefore"];
+                /**
+                 * @description Only tasks due strictly after this day, `YYYY-MM-DD` (a day that exists: `2026-02-30` is a
+                 *     `400`). A task without `due_on` matches neither `due_before` nor `due_after`.
+                 * @example 2026-11-30
+                 */
+                due_after?: components["parameters"]["TaskDueAfter"];
+                /**
+                 * @description The order of the list; a leading `-` reverses it (newest first, latest due first, most
+                 *     urgent first), ties included. `due_on` and `priority` break ties by `created_at`, then id;
+                 *     the others by id. Tasks without `due_on` come last in both `due_on` and `-due_on`.
                  * @example -updated_at
                  */
                 sort?: components["parameters"]["TaskSort"];

@@ -1,6 +1,8 @@
 /**
  * Keyset (seek) paging, shared by every list: a page continues after the (sort value, id) of
- * the last item of the previous page, carried in an opaque cursor. It never uses OFFSET.
+ * the last item of the previous page, carried in an opaque cursor. It never uses OFFSET. An order
+ * may lead with another column (a task's due date or priority) before its timestamp: the cursor
+ * then carries that value too, null included.
  */
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../errors';
@@ -8,11 +10,27 @@ import { readPage } from './page-reads';
 import { dbTimestampPattern, isRealTimestamp, type DbTimestamp } from './timestamps';
 
 export interface KeysetOrder {
+  /** The timestamp that orders the list, or that breaks the ties of `leading`. */
   column: 'created_at' | 'updated_at';
+  /** The whole key reversed, ties included; null leading values stay last all the same. */
   descending: boolean;
+  /** A column that orders before `column`: a task's due date or priority. */
+  leading?: LeadingKey;
 }
 
+export interface LeadingKey {
+  column: string;
+  /** Rows where it is null come after every other, in either direction. */
+  nullable: boolean;
+  /** Whether a cursor's value for it is one a row can have (null is checked apart). */
+  isValue: (value: unknown) => boolean;
+}
+
+type Condition = (query: Knex.QueryBuilder) => void;
+
+/** Where the previous page ended: `lead` is the leading key's value, when the order has one. */
 interface Position {
+  lead?: Knex.Value;
   at: DbTimestamp;
   id: string;
 }
@@ -47,15 +65,18 @@ export interface Page<Row> {
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** The sort as clients name it (`-due_on`): a cursor is made for one. */
 function orderName(order: KeysetOrder): string {
-  return (order.descending ? '-' : '') + order.column;
+  return (order.descending ? '-' : '') + (order.leading?.column ?? order.column);
 }
 
 /** The cursor of the page that continues after `position`; opaque to clients. */
 export function encodeCursor(order: KeysetOrder, position: Position): string {
-  return Buffer.from(
-    JSON.stringify({ s: orderName(order), at: position.at, id: position.id }),
-  ).toString('base64url');
+  const { lead, at, id } = position;
+  const key = order.leading
+    ? { s: orderName(order), v: lead, at, id }
+    : { s: orderName(order), at, id };
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
 function decodeCursor(cursor: string, order: KeysetOrder): Position {
@@ -65,7 +86,7 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
   } catch {
     throw new InvalidCursorError('cannot be decoded');
   }
-  const { s, at, id } = (decoded ?? {}) as Record<string, unknown>;
+  const { s, v, at, id } = (decoded ?? {}) as Record<string, unknown>;
   if (
     typeof at !== 'string' ||
     !dbTimestampPattern.test(at) ||
@@ -74,72 +95,170 @@ function decodeCursor(cursor: string, order: KeysetOrder): Position {
   ) {
     throw new InvalidCursorError('cannot be decoded');
   }
-  if (!isRealTimestamp(at)) throw new InvalidCursorError('names a position no item can have');
   if (s !== orderName(order))
     throw new InvalidCursorError(`was made for sort=${String(s)}, not sort=${orderName(order)}`);
-  return { at, id };
+  const { leading } = order;
+  const leadIsValid =
+    leading === undefined ||
+    (v === null ? leading.nullable : v !== undefined && leading.isValue(v));
+  if (!isRealTimestamp(at) || !leadIsValid)
+    throw new InvalidCursorError('names a position no item can have');
+  return { lead: v as Knex.Value | undefined, at, id };
+}
+
+/**
+ * The rows after `values` in the order of `columns` (the id last), spelled out as MariaDB seeks
+ * on it: `a >= ? AND (a > ? OR (b >= ? AND (b > ? OR id > ?)))`. It reads no index range for the
+ * row-value form `(a, b, id) > (?, ?, ?)` (the project's toolchain notes).
+ */
+function beyond(columns: string[], values: Knex.Value[], descending: boolean): Condition {
+  const [atOrBeyond, past] = descending ? ['<=', '<'] : ['>=', '>'];
+  const [column, ...laterColumns] = columns;
+  const [value, ...laterValues] = values;
+  if (laterColumns.length === 0) return (q) => q.where(column, past, value);
+  return (q) =>
+    q
+      .where(column, atOrBeyond, value)
+      .andWhere((inner) =>
+        inner.where(column, past, value).orWhere(beyond(laterColumns, laterValues, descending)),
+      );
+}
+
+/**
+ * A run of the order: a condition whose rows all come before the next run's, and the columns
+ * that order its rows. An order whose leading key may be null has two runs, the rows with a value
+ * and then those without, since no index puts nulls last in both directions; each run is one range
+ * of an index that starts with the leading column, ordered by its columns after the ones the run
+ * holds equal (MariaDB sorts every matching row when the ORDER BY names a column it does not see
+ * as constant, as `IS NULL` leaves it, or has an expression).
+ */
+interface Run {
+  where: Condition;
+  /** False in the run without a leading value: it orders by the timestamp and the id alone. */
+  byLead: boolean;
+}
+
+/** The order's runs after the position, or all of them. */
+function runsAfter(order: KeysetOrder, table: string, idColumn: string, after?: Position): Run[] {
+  const { column, descending, leading } = order;
+  const [at, id] = [`${table}.${column}`, `${table}.${idColumn}`];
+  const lead = leading && `${table}.${leading.column}`;
+  const past = (columns: string[], values: Knex.Value[]): Condition =>
+    after ? beyond(columns, values, descending) : () => {};
+  const positionAt = after ? [after.at, after.id] : [];
+  if (lead === undefined) return [{ where: past([at, id], positionAt), byLead: false }];
+  const withLead = past([lead, at, id], [after?.lead ?? null, ...positionAt]);
+  if (!leading!.nullable) return [{ where: withLead, byLead: true }];
+  // Past a row without a value, only the later ones of those; else all of them.
+  if (after?.lead === null)
+    return [{ where: (q) => q.whereNull(lead).where(past([at, id], positionAt)), byLead: false }];
+  return [
+    { where: (q) => q.whereNotNull(lead).where(withLead), byLead: true },
+    { where: (q) => q.whereNull(lead), byLead: false },
+  ];
+}
+
+/**
+ * Orders rows of `table` (`prefix` names it, or the derived table the ids were merged in): by the
+ * order's whole key, nulls last, or within one run by that run's columns.
+ */
+function inKeyOrder(
+  query: Knex.QueryBuilder,
+  order: KeysetOrder,
+  idColumn: string,
+  prefix = '',
+  run?: Run,
+) {
+  const direction = order.descending ? 'desc' : 'asc';
+  const lead = order.leading?.column;
+  const byLead = lead !== undefined && (run?.byLead ?? true);
+  const columns = [...(byLead ? [lead] : []), order.column, idColumn];
+  if (order.leading?.nullable && run === undefined) query.orderByRaw('?? is null', [prefix + lead]);
+  return query.orderBy(columns.map((column) => ({ column: prefix + column, order: direction })));
+}
+
+/** What a cursor records of a row: its place in the order. */
+function positionOf(order: KeysetOrder, idColumn: string, row: Record<string, unknown>): Position {
+  return {
+    ...(order.leading && { lead: row[order.leading.column] as Knex.Value }),
+    at: row[order.column] as DbTimestamp,
+    id: row[idColumn] as string,
+  };
+}
+
+/**
+ * For a query of its own (a search): orders `query`, rows of `table` possibly joined to others,
+ * and keeps those after the cursor's position, in one statement. `cursorAfterRow` makes the next
+ * page's cursor. selectPage is the cheaper way for a list whose indexes serve its order.
+ */
+export function seekInOrder(
+  query: Knex.QueryBuilder,
+  where: { table: string; idColumn: string; order: KeysetOrder; cursor?: string },
+): Knex.QueryBuilder {
+  const { table, idColumn, order, cursor } = where;
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, order);
+  const runs = runsAfter(order, table, idColumn, after);
+  query.where((q) => {
+    for (const run of runs) q.orWhere(run.where);
+  });
+  return inKeyOrder(query, order, idColumn, `${table}.`);
+}
+
+/** The cursor of the page after the one whose last row is `row` (the table's columns, as read). */
+export function cursorAfterRow(
+  order: KeysetOrder,
+  idColumn: string,
+  row: Record<string, unknown>,
+): string {
+  return encodeCursor(order, positionOf(order, idColumn, row));
 }
 
 /**
  * Selects one page. The ids are chosen first by an inner query the index covers, then joined
  * back to the table (a deferred join): MariaDB runs that as an index range that costs the same
  * on page 1000 as on page 1, where a plain keyset SELECT * steps over every earlier row. A list
- * in parts takes the first ids of each part's own seek, then the first of those.
+ * in parts, or an order in runs, takes the first ids of each part's and run's own seek, then the
+ * first of those.
  */
 export async function selectPage<Row extends Record<string, unknown>>(
   query: PageQuery,
 ): Promise<Page<Row>> {
   const { db, table, idColumn, scope, order, limit } = query;
-  const direction = order.descending ? 'desc' : 'asc';
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order);
-  const inOrder = (q: Knex.QueryBuilder) =>
-    q
-      .orderBy([
-        { column: order.column, order: direction },
-        { column: idColumn, order: direction },
-      ])
-      .limit(limit + 1);
-  const seek = (columns: string[], part?: (q: Knex.QueryBuilder) => void) => {
-    const ids = db(table).select(columns).where(scope);
-    if (part) ids.where(part);
-    if (after) {
-      const [atOrBeyond, beyond] = order.descending ? ['<=', '<'] : ['>=', '>'];
-      ids
-        .where(order.column, atOrBeyond, after.at)
-        .andWhere((q) =>
-          q.where(order.column, beyond, after.at).orWhere(idColumn, beyond, after.id),
-        );
-    }
-    return inOrder(ids);
-  };
-  const parts = query.parts ?? [];
-  const keys = [idColumn, order.column];
+  const runs = runsAfter(order, table, idColumn, after);
+  const parts = query.parts ?? [() => {}];
+  const keys = [idColumn, order.column, ...(order.leading ? [order.leading.column] : [])];
+  const seek = (columns: string[], part: Condition, run: Run) =>
+    inKeyOrder(
+      db(table).select(columns).where(scope).where(part).where(run.where),
+      order,
+      idColumn,
+      '',
+      run,
+    ).limit(limit + 1);
+  const seeks = parts.flatMap((part) => runs.map((run) => [part, run] as const));
   // Each seek is a derived table: SQLite allows no ORDER BY or LIMIT in a bare UNION arm.
-  const seeks = () =>
-    db.unionAll(parts.map((part, i) => db.select(keys).from(seek(keys, part).as(`seek${i}`))));
+  const merged = () =>
+    db.unionAll(
+      seeks.map(([part, run], i) => db.select(keys).from(seek(keys, part, run).as(`seek${i}`))),
+    );
   const ids =
-    parts.length > 1
-      ? inOrder(db.select(idColumn).from(seeks().as('seeks')))
-      : seek([idColumn], parts[0]);
+    seeks.length > 1
+      ? inKeyOrder(db.select(idColumn).from(merged().as('seeks')), order, idColumn).limit(limit + 1)
+      : seek([idColumn], ...seeks[0]);
 
   const select = (): Promise<Row[]> =>
-    db(table)
-      .select(`${table}.*`)
-      .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
-      .modify((q) => query.visibleTo?.(q))
-      .orderBy([
-        { column: `${table}.${order.column}`, order: direction },
-        { column: `${table}.${idColumn}`, order: direction },
-      ]);
+    inKeyOrder(
+      db(table)
+        .select(`${table}.*`)
+        .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
+        .modify((q) => query.visibleTo?.(q)),
+      order,
+      idColumn,
+      `${table}.`,
+    );
   const { rows, fitting } = await readPage(select, limit);
   if (rows.length <= fitting) return { rows, nextCursor: null };
   rows.length = fitting;
-  const last = rows[fitting - 1];
-  return {
-    rows,
-    nextCursor: encodeCursor(order, {
-      at: last[order.column] as string,
-      id: last[idColumn] as string,
-    }),
-  };
+  return { rows, nextCursor: cursorAfterRow(order, idColumn, rows[fitting - 1]) };
 }

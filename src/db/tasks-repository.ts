@@ -6,6 +6,7 @@ import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
 import type { EventLog } from './event-log';
 import { selectPage } from './keyset';
+import { taskOrder, type TaskSort } from './task-order';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
 import { recordedChanges } from './recorded-changes';
@@ -18,16 +19,13 @@ type TaskPage = components['schemas']['TaskPage'];
 type TaskCreate = components['schemas']['TaskCreate'];
 type TaskUpdate = components['schemas']['TaskUpdate'];
 type TaskStatus = components['schemas']['TaskStatus'];
-type TaskSort = NonNullable<
-  NonNullable<operations['listProjectTasks']['parameters']['query']>['sort']
->;
+type ListParameters = NonNullable<operations['listProjectTasks']['parameters']['query']>;
 
-interface TaskListQuery {
-  status?: TaskStatus[];
+/** A list's query as validation leaves it: `sort` and `limit` filled in with their defaults. */
+type TaskListQuery = Omit<ListParameters, 'sort' | 'limit'> & {
   sort: TaskSort;
   limit: number;
-  cursor?: string;
-}
+};
 
 interface TaskRow {
   task_id: string;
@@ -209,24 +207,23 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       projectId: string,
       query: TaskListQuery,
     ): Promise<TaskPage | undefined> {
-      const { status, sort, limit, cursor } = query;
+      const order = taskOrder(query.sort);
+      const { filter, parts } = listFilter(
+        knex,
+        query,
+        order.leading === undefined ? order.column : undefined,
+      );
       const { rows, nextCursor } = await selectPage<TaskRow>({
         db: knex,
         table: 'tasks',
         idColumn: 'task_id',
-        scope: (q) => q.where('tasks.project_id', projectId),
-        // A state named twice is one filter, not two seeks that would list its tasks twice.
-        parts:
-          status &&
-          [...new Set(status)].map((one) => (q: Knex.QueryBuilder) => q.where('tasks.status', one)),
+        scope: (q) => q.where('tasks.project_id', projectId).where(filter),
+        parts,
         // A condition on no column of the page: the database reads the project's row once.
         visibleTo: (q) => q.whereExists(projectOfTenant(tenantId, projectId)),
-        order: {
-          column: sort.replace('-', '') as 'created_at' | 'updated_at',
-          descending: sort.startsWith('-'),
-        },
-        limit,
-        cursor,
+        order,
+        limit: query.limit,
+        cursor: query.cursor,
       });
       // An empty page may mean the project is not the tenant's: only then is that asked apart.
       if (rows.length === 0 && (await projectOfTenant(tenantId, projectId)) === undefined)
@@ -252,4 +249,43 @@ export function tasksRepository(knex: Knex, events: EventLog) {
 
     remove: changes.remove,
   });
+}
+
+type Condition = (query: Knex.QueryBuilder) => void;
+
+/**
+ * A list's filters as conditions on tasks. Sorted by a timestamp alone (`sortedBy`), a list of
+ * several statuses, or else of several priorities, is in parts, one per value: an index starts
+ * with the project and that value, then the timestamp (status: created_at and updated_at;
+ * priority: created_at), so each part is one seek of it. A value named twice is one part.
+ */
+function listFilter(db: Knex, query: TaskListQuery, sortedBy?: 'created_at' | 'updated_at') {
+  const { status, priority, assignee, label, due_before, due_after } = query;
+  const ranks = priority && [...new Set(priority.map(priorityRank))];
+  const statuses = status && [...new Set(status)];
+  const partsOf = <T>(column: string, values: T[]): Condition[] =>
+    values.map((value) => (q) => q.where(column, value as Knex.Value));
+  const byStatus = statuses && sortedBy ? partsOf('tasks.status', statuses) : undefined;
+  const byPriority =
+    !byStatus && ranks && sortedBy === 'created_at' ? partsOf('tasks.priority', ranks) : undefined;
+  const filter: Condition = (q) => {
+    if (statuses && !byStatus) q.whereIn('tasks.status', statuses);
+    if (ranks && !byPriority) q.whereIn('tasks.priority', ranks);
+    if (assignee !== undefined) q.where('tasks.assignee', assignee);
+    // A task has every label when it has as many of their folds as there are: counted through
+    // task_labels' key (task_id, label_fold), one probe for each task the list reads. Not EXISTS,
+    // which MariaDB may turn into a join led by the fold, reading every project's labels.
+    const folds = [...new Set((label ?? []).map(labelFold))];
+    if (folds.length > 0) {
+      const labelled = db('task_labels')
+        .count('*')
+        .whereRaw('?? = ??', ['task_labels.task_id', 'tasks.task_id'])
+        .whereIn('task_labels.label_fold', folds);
+      q.whereRaw('(?) = ?', [labelled, folds.length]);
+    }
+    // A task without a due date is neither before nor after a day: NULL compares to nothing.
+    if (due_before !== undefined) q.where('tasks.due_on', '<', due_before);
+    if (due_after !== undefined) q.where('tasks.due_on', '>', due_after);
+  };
+  return { filter, parts: byStatus ?? byPriority };
 }

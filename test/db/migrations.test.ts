@@ -73,6 +73,10 @@ it('keeps the project and task lists on indexes that start with their scope', as
     ['project_id', 'updated_at', 'task_id'],
     ['project_id', 'status', 'created_at', 'task_id'],
     ['project_id', 'status', 'updated_at', 'task_id'],
+    // The planning sorts and filters (src/db/task-order.ts).
+    ['project_id', 'due_on', 'created_at', 'task_id'],
+    ['project_id', 'priority', 'created_at', 'task_id'],
+    ['project_id', 'assignee', 'created_at', 'task_id'],
   ]) {
     expect(taskIndexes).toContainEqual(columns);
   }
@@ -217,9 +221,13 @@ it('brings data made before version 2026-12-15 into it: done tasks closed when l
 });
 
 it('brings tasks made before the planning fields into them: priority none, no due date, no labels, nobody assigned; their events alike', async () => {
+  // With the indexes on the fields, which go first and come back after them.
   const added = [
     '20261204203000-add-tasks-planning-fields',
     '20261204203100-fill-events-planning-fields',
+    '20261205120000-add-tasks-project-due-index',
+    '20261205120100-add-tasks-project-priority-index',
+    '20261205120200-add-tasks-project-assignee-index',
   ];
   for (const name of [...added].reverse()) await knex.migrate.down({ name });
   expect(await knex.schema.hasTable('task_labels')).toBe(false);

@@ -17,10 +17,13 @@ import type { components } from '../../generated/api';
 import { createKnex } from '../../src/db/knex';
 import { migrateToLatest } from '../../src/db/migrate';
 import { createRepositories, type Repositories } from '../../src/all-repositories';
+import { encodeCursor } from '../../src/db/keyset';
+import { taskOrder } from '../../src/db/task-order';
 import { toDbTimestamp } from '../../src/db/timestamps';
 import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';
 
 type TaskStatus = components['schemas']['TaskStatus'];
+type ListQuery = Parameters<Repositories['tasks']['listForProject']>[2];
 type Sort = 'created_at' | '-created_at' | 'updated_at' | '-updated_at';
 type SortColumn = 'created_at' | 'updated_at';
 
@@ -66,10 +69,23 @@ async function seedTasks(listed: string, other: string): Promise<void> {
       created_at: toDbTimestamp(new Date(start + i * 1000).toISOString()),
       // 7919 is prime, so this takes every second of the range once, in a scrambled order.
       updated_at: toDbTimestamp(new Date(start + ((i * 7919) % count) * 1000 + 500).toISOString()),
+      // Planning fields: a third without a due date, the rest over a year in scrambled order.
+      priority: i % 5,
+      due_on:
+        i % 3 === 0
+          ? null
+          : new Date(start + ((i * 7919) % 400) * 86_400_000).toISOString().slice(0, 10),
+      assignee: `user${i % 7}`,
       version: 1,
     });
   }
   await knex.batchInsert('tasks', rows, 500);
+  const labelled = rows.filter((_row, i) => i % 4 < 2);
+  await knex.batchInsert(
+    'task_labels',
+    labelled.map((row) => ({ task_id: row.task_id, label_fold: 'ops' })),
+    500,
+  );
 }
 
 beforeAll(async () => {
@@ -106,11 +122,9 @@ interface SentQuery {
  * Lists a page through the repository and answers the one query that read the tasks, as knex
  * sent it, with the page's next_cursor.
  */
-async function listPage(query: {
-  sort: Sort;
-  status?: TaskStatus[];
-  cursor?: string;
-}): Promise<SentQuery & { nextCursor: string | null }> {
+async function listPage(
+  query: Omit<ListQuery, 'limit'>,
+): Promise<SentQuery & { nextCursor: string | null }> {
   const sent: SentQuery[] = [];
   const record = (q: { sql: string; bindings?: readonly unknown[] }) =>
     sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
@@ -320,4 +334,141 @@ test.each(cases)('$title', async ({ sort, status, afterCursor, expected }) => {
   }
   if (testEngine === 'mysql') await expectMariaDbPlan(query, expected);
   else await expectSqlitePlan(query, expected);
+});
+
+/**
+ * The planning sorts and filters (version 2026-12-15) on the same 5,000 tasks a project: each
+ * seek reads its index in order, never sorting the project's matching rows; only the merge of the
+ * seeks' first rows (at most twice a page) and the page itself are sorted. A sort by due_on is two
+ * seeks of tasks_project_due, the tasks with a date and then those without (nulls last either
+ * way), or one once the cursor is among those without. A label is one probe of task_labels by the
+ * task's id for each task read, never a read of every project's tasks with that label.
+ */
+interface PlanningCase {
+  title: string;
+  query: Omit<ListQuery, 'limit' | 'cursor'>;
+  /** The page after page 1, or after a position among the tasks without a due date. */
+  after?: 'first page' | 'no due date';
+  index: string;
+  reads: number;
+}
+
+const planningCases: PlanningCase[] = [
+  ...(['due_on', '-due_on'] as const).flatMap((sort) => [
+    { title: `sort=${sort}, first page`, query: { sort }, index: 'tasks_project_due', reads: 2 },
+    {
+      title: `sort=${sort}, after a cursor`,
+      query: { sort },
+      after: 'first page' as const,
+      index: 'tasks_project_due',
+      reads: 2,
+    },
+    {
+      title: `sort=${sort}, after a task without a due date`,
+      query: { sort },
+      after: 'no due date' as const,
+      index: 'tasks_project_due',
+      reads: 1,
+    },
+  ]),
+  ...(['priority', '-priority'] as const).flatMap((sort) =>
+    [undefined, 'first page' as const].map((after) => ({
+      title: `sort=${sort}, ${after ? 'after a cursor' : 'first page'}`,
+      query: { sort },
+      after,
+      index: 'tasks_project_priority',
+      reads: 1,
+    })),
+  ),
+  {
+    title: 'sort=created_at, priority=high&priority=low, after a cursor',
+    query: { sort: 'created_at', priority: ['high', 'low'] },
+    after: 'first page',
+    index: 'tasks_project_priority',
+    reads: 2,
+  },
+  {
+    title: 'sort=created_at, assignee=user3, after a cursor',
+    query: { sort: 'created_at', assignee: 'user3' },
+    after: 'first page',
+    index: 'tasks_project_assignee',
+    reads: 1,
+  },
+  {
+    title: 'sort=created_at, label=ops, after a cursor',
+    query: { sort: 'created_at', label: ['Ops'] },
+    after: 'first page',
+    index: 'tasks_project_created',
+    reads: 1,
+  },
+  {
+    title: 'sort=-due_on, label=ops',
+    query: { sort: '-due_on', label: ['ops'] },
+    index: 'tasks_project_due',
+    reads: 2,
+  },
+];
+
+async function expectPlanningPlan(query: SentQuery, expected: PlanningCase): Promise<void> {
+  const labelled = expected.query.label !== undefined;
+  if (testEngine === 'mysql') {
+    const [rows] = (await knex.raw(
+      'EXPLAIN ' + query.sql,
+      query.bindings as Knex.RawBinding[],
+    )) as [MariaDbExplainRow[]];
+    const reads = rows.filter(
+      (row) => row.table === 'tasks' && !(row.type === 'eq_ref' && row.key === 'PRIMARY'),
+    );
+    expect(reads).toHaveLength(expected.reads);
+    for (const read of reads) {
+      expect(read).toMatchObject({ select_type: 'DERIVED', key: expected.index });
+      expect(['ref', 'range']).toContain(read.type);
+      expect(read.Extra).not.toContain('Using filesort');
+      expect(read.Extra).not.toContain('Using temporary');
+      expect(read.Extra).toContain('Using index');
+    }
+    if (expected.after) expect(reads.map((read) => read.type)).toContain('range');
+    const probes = rows.filter((row) => row.table === 'task_labels');
+    expect(probes).toHaveLength(labelled ? expected.reads : 0);
+    for (const probe of probes)
+      expect(probe).toMatchObject({ select_type: 'DEPENDENT SUBQUERY', key: 'PRIMARY' });
+    return;
+  }
+  const rows: SqlitePlanRow[] = await knex.raw(
+    'EXPLAIN QUERY PLAN ' + query.sql,
+    query.bindings as Knex.RawBinding[],
+  );
+  const details = rows.map((row) => row.detail);
+  const reads = details.filter(
+    (detail) => /^(SCAN|SEARCH) tasks\b/.test(detail) && !/\(task_id=\?\)$/.test(detail),
+  );
+  expect(reads).toHaveLength(expected.reads);
+  for (const read of reads)
+    expect(read).toMatch(
+      new RegExp(`^SEARCH tasks USING COVERING INDEX ${expected.index} \\(project_id=\\?`),
+    );
+  // Sorted: the merge of several seeks, and the page; never a seek's own rows.
+  expect(details.filter((detail) => detail.includes('TEMP B-TREE'))).toHaveLength(
+    expected.reads > 1 ? 2 : 1,
+  );
+  const probes = details.filter((detail) => detail.startsWith('SEARCH task_labels'));
+  expect(probes).toHaveLength(labelled ? expected.reads : 0);
+  for (const probe of probes)
+    expect(probe).toMatch(/\((task_id=\? AND label_fold=\?|label_fold=\? AND task_id=\?)\)$/);
+}
+
+test.each(planningCases)('$title: each seek reads $index in order', async (planning) => {
+  const { query, after } = planning;
+  let sent = await listPage(query);
+  if (after === 'first page') sent = await listPage({ ...query, cursor: sent.nextCursor! });
+  if (after === 'no due date') {
+    // Half way through the project's tasks that have no due date.
+    const cursor = encodeCursor(taskOrder(query.sort), {
+      lead: null,
+      at: '2026-01-01 01:23:20.000',
+      id: '0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d',
+    });
+    sent = await listPage({ ...query, cursor });
+  }
+  await expectPlanningPlan(sent, planning);
 });
