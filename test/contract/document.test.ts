@@ -4,7 +4,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { loadDocument } from '../../src/http/document';
 import { problemKinds } from '../../src/http/problems';
@@ -31,8 +31,11 @@ function examples(
   node: unknown,
   where: string,
   found: Array<[string, object, unknown]> = [],
+  // A recursive schema (TaskFilter's parts refer to it) is one object met again: walked once.
+  walked = new WeakSet<object>(),
 ): Array<[string, object, unknown]> {
-  if (node === null || typeof node !== 'object') return found;
+  if (node === null || typeof node !== 'object' || walked.has(node)) return found;
+  walked.add(node);
   const object = node as Record<string, unknown>;
   if (object.schema && 'example' in object)
     found.push([where, object.schema as object, object.example]);
@@ -44,22 +47,25 @@ function examples(
     }
   }
   if (
-    ('type' in object || 'properties' in object || 'allOf' in object) &&
+    ('type' in object || 'properties' in object || 'allOf' in object || 'oneOf' in object) &&
     'example' in object &&
     !('schema' in object)
   ) {
     found.push([where, object, object.example]);
   }
-  for (const [key, value] of Object.entries(object)) examples(value, `${where}/${key}`, found);
+  for (const [key, value] of Object.entries(object))
+    examples(value, `${where}/${key}`, found, walked);
   return found;
 }
 
 it('has examples that obey their schemas, for every request and response', () => {
   const all = examples(document, '#');
   expect(all.length).toBeGreaterThan(50);
-  const broken = all.flatMap(([where, schema, example]) =>
-    ajv.validate(schema, example) ? [] : [`${where}: ${ajv.errorsText()}`],
-  );
+  const broken = all.flatMap(([where, schema, example]) => {
+    // Decycled as the service's validator does it: a recursive schema becomes one with $refs.
+    const validate = OpenAPIValidator.compileSchema(ajv, schema);
+    return validate(example) ? [] : [`${where}: ${ajv.errorsText(validate.errors)}`];
+  });
   expect(broken).toEqual([]);
 
   for (const operation of api.router.getOperations()) {
@@ -79,7 +85,7 @@ it('has examples that obey their schemas, for every request and response', () =>
 it('gives every operation a verb for a name, a scope, and the errors every operation can meet', () => {
   for (const operation of api.router.getOperations()) {
     const id = operation.operationId!;
-    expect(id).toMatch(/^(create|list|get|update|delete|rotate)[A-Z]/);
+    expect(id).toMatch(/^(create|list|get|update|delete|rotate|search)[A-Z]/);
     expect([id, (operation as unknown as Record<string, unknown>)['x-required-scope']]).toEqual([
       id,
       expect.stringMatching(/^(read|write)$/),
