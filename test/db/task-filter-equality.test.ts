@@ -184,8 +184,9 @@ function moment(): string {
 }
 
 function leaf(): TaskFilter {
-  const operators = <T extends object>(choices: Array<() => Partial<T>>): T =>
-    Object.assign({}, ...random.some(choices, 3).map((make) => make())) as T;
+  // One to three of the field's operators (one chosen twice is one), typed by the filter's field.
+  const operators = (choices: Array<() => object>) =>
+    Object.assign({}, ...random.some(choices, 3).map((make) => make()));
   switch (random.int(9)) {
     case 0:
       return {
