@@ -12,7 +12,8 @@ import { answerDown, requestUp } from '../versions/migrate';
 import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
 import { responseBodies, type WriteBody } from './response-bodies';
-import { installRouter } from './shims/routing';
+import { methodNotAllowed, routeNotFound } from './problems';
+import { installRouter, type Routes } from './shims/routing';
 import { invalidRequest, validatingBackend, validInVersion } from './request-validation';
 
 /** The supported versions and the documents of those older than the newest, by version. */
@@ -41,6 +42,11 @@ export interface OlderVersions {
    * the request as sent and its parse, either of which the newest version's validation reads.
    */
   bringUp(version: string, operationId: string, sent: Request, parsed: ParsedRequest): void;
+  /**
+   * Refuses a request for an operation the version does not have (one added since), as that
+   * version's own routing would: 405 with the methods its path has there, or 404.
+   */
+  refuseAbsent(version: string, operationId: string, request: Request): void;
   /** The newest version's answer as the older version gives it. */
   bringDown(version: string, operationId: string, reply: HttpReply): HttpReply;
   /** Writes a body by the older version's schemas. */
@@ -52,14 +58,21 @@ export async function olderVersions(
   /** Whether the newest version's document takes the request as sent: the refusal then says so. */
   newestTakes: (sent: Request, operationId: string) => boolean = () => false,
 ): Promise<OlderVersions> {
-  const byVersion = new Map<string, { api: OpenAPIBackend; writeBody: WriteBody }>();
+  const byVersion = new Map<
+    string,
+    { api: OpenAPIBackend; routes: Routes; writeBody: WriteBody }
+  >();
   for (const [version, definition] of set.documents) {
     const api = await validatingBackend(definition);
     // The newest version's router: openapi-backend's own lists every operation again at each lookup.
-    installRouter(api);
+    const routes = installRouter(api);
     const problem = (api.definition.components!.schemas as Record<string, Record<string, unknown>>)
       .Problem;
-    byVersion.set(version, { api, writeBody: responseBodies(api.getOperations(), problem) });
+    byVersion.set(version, {
+      api,
+      routes,
+      writeBody: responseBodies(api.getOperations(), problem),
+    });
   }
   const of = (version: string) => {
     const found = byVersion.get(version);
@@ -100,6 +113,14 @@ export async function olderVersions(
         delete request.headers['api-version'];
       }
       parsed.requestBody = up.body;
+    },
+
+    refuseAbsent(version, operationId, request) {
+      const { api, routes } = of(version);
+      if (api.getOperation(operationId) !== undefined) return;
+      const allowed = routes.allowedMethods(request);
+      if (allowed.length === 0) throw routeNotFound(request.method, request.path);
+      throw methodNotAllowed(request.method, request.path, allowed);
     },
 
     bringDown(version, operationId, reply) {

@@ -29,8 +29,8 @@ import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { requireDocumentedMediaType } from './media-types';
-import { ProblemError } from '../errors';
 import { responseBodies, type WriteBody } from './response-bodies';
+import { methodNotAllowed, routeNotFound } from './problems';
 import { refuseIllFormedInput } from './strict-input';
 import { unknownFieldFloodCheck } from './unknown-field-flood';
 import type { AuthFailureBudget } from './rate-limit';
@@ -94,12 +94,13 @@ function toOperationHandler<K extends OperationId>(
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
-  return async (context: Context, exchange: Exchange): Promise<HttpReply> => {
-    const headers = declaredHeaders(context);
-    if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
-    // Before the transaction: a check may wait on the network, holding no connection.
-    await check?.(inputOf(context, exchange, headers));
-    const change = {
+  /** The change through the unit of work, and a replayed answer marked as one. */
+  const change = async (
+    context: Context,
+    exchange: Exchange,
+    headers: Record<string, string | undefined>,
+  ): Promise<HttpReply> => {
+    const asked = {
       tenantId: (context.security!.bearerAuth as Principal).tenantId,
       requestId: exchange.requestContext.requestId,
       operationId: context.operation.operationId!,
@@ -108,11 +109,22 @@ function toOperationHandler<K extends OperationId>(
       idempotencyKey: headers['Idempotency-Key'],
       apiVersion: exchange.requestContext.apiVersion,
     };
-    const { answer: reply, replayed } = await unitOfWork.run(change, (write) =>
+    const { answer: reply, replayed } = await unitOfWork.run(asked, (write) =>
       answer(inputOf(context, exchange, headers, write), headers),
     );
     if (!replayed) return reply;
     return { ...reply, headers: { ...reply.headers, 'Idempotent-Replayed': 'true' } };
+  };
+  return async (context: Context, exchange: Exchange): Promise<HttpReply> => {
+    const headers = declaredHeaders(context);
+    if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
+    // Before the transaction: a check may wait on the network, holding no connection.
+    const release = await check?.(inputOf(context, exchange, headers));
+    try {
+      return await change(context, exchange, headers);
+    } finally {
+      await release?.();
+    }
   };
 }
 
@@ -155,6 +167,7 @@ export async function createOperationRouter({
   feed,
   webhookTargets,
   webhookFences,
+  bulkFences,
   authFailures,
   knownKeys,
   versions = madeVersionSet(),
@@ -182,6 +195,7 @@ export async function createOperationRouter({
     feed,
     webhookTargets,
     webhookFences,
+    bulkFences,
   });
   for (const [operationId, handler] of Object.entries(handlers)) {
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;
@@ -201,18 +215,11 @@ export async function createOperationRouter({
   );
   api.register({
     notFound: (context: Context) => {
-      throw new ProblemError(
-        'route-not-found',
-        `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`,
-      );
+      throw routeNotFound(context.request.method, context.request.path);
     },
     methodNotAllowed: (context: Context) => {
-      const allowed = router.allowedMethods(context.request);
-      throw new ProblemError(
-        'method-not-allowed',
-        `${context.request.path} has no ${context.request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
-        { headers: { Allow: allowed.join(', ') } },
-      );
+      const { method, path } = context.request;
+      throw methodNotAllowed(method, path, router.allowedMethods(context.request));
     },
     postRoutingHandler: (context: Context, { requestContext }: Exchange) => {
       requestContext.operationId = context.operation?.operationId;
@@ -232,6 +239,9 @@ export async function createOperationRouter({
         principal.apiVersion,
         supported,
       ));
+      // An operation its version does not have is answered as that version's routing answers it.
+      if (older.isOlder(apiVersion))
+        older.refuseAbsent(apiVersion, context.operation.operationId!, context.request);
       requireScope(context);
       requireDocumentedMediaType(context);
       context.request.requestBody = await exchange.readBody(

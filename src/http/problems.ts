@@ -30,6 +30,7 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemExtra = {
   if (extra.errors) problem.errors = extra.errors;
   if (extra.errorsNotListed) problem.errors_not_listed = extra.errorsNotListed;
   if (extra.limit !== undefined) problem.limit = extra.limit;
+  if (extra.matched !== undefined) problem.matched = extra.matched;
   if (extra.latestCursor !== undefined) problem.latest_cursor = extra.latestCursor;
   return {
     status,
@@ -37,6 +38,20 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemExtra = {
     contentType: 'application/problem+json',
     headers: extra.headers ?? {},
   };
+}
+
+/** A request whose path is no route of the document. */
+export function routeNotFound(method: string, path: string): ProblemError {
+  return new ProblemError('route-not-found', `There is no ${method.toUpperCase()} ${path}.`);
+}
+
+/** A request whose path the document has, without its method: `allowed` are the methods it has. */
+export function methodNotAllowed(method: string, path: string, allowed: string[]): ProblemError {
+  return new ProblemError(
+    'method-not-allowed',
+    `${path} has no ${method.toUpperCase()}; it has ${allowed.join(', ')}.`,
+    { headers: { Allow: allowed.join(', ') } },
+  );
 }
 
 /** express.json()'s errors carry a `type`; see body-parser's README. */
