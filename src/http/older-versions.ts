@@ -12,8 +12,8 @@ import { answerDown, requestUp } from '../versions/migrate';
 import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
 import { responseBodies, type WriteBody } from './response-bodies';
-import { methodNotAllowed, routeNotFound } from './problems';
 import { installRouter, type Routes } from './shims/routing';
+import { ProblemError } from '../errors';
 import { invalidRequest, validatingBackend, validInVersion } from './request-validation';
 
 /** The supported versions and the documents of those older than the newest, by version. */
@@ -38,15 +38,16 @@ export interface OlderVersions {
   /** Whether the version is older than the newest: only then is there anything to do. */
   isOlder(version: string | undefined): version is string;
   /**
+   * Refuses a request for an operation a newer version added, as the older version's document
+   * routes it: 405 with its `Allow` where that version has the path with other methods (`POST
+   * /v1/tasks/search` is `/v1/tasks/{task_id}` there), else 404.
+   */
+  refuseAdded(version: string, operationId: string, request: Request): void;
+  /**
    * Validates the request (as sent) against its version's document, then brings it up in place:
    * the request as sent and its parse, either of which the newest version's validation reads.
    */
   bringUp(version: string, operationId: string, sent: Request, parsed: ParsedRequest): void;
-  /**
-   * Refuses a request for an operation the version does not have (one added since), as that
-   * version's own routing would: 405 with the methods its path has there, or 404.
-   */
-  refuseAbsent(version: string, operationId: string, request: Request): void;
   /** The newest version's answer as the older version gives it. */
   bringDown(version: string, operationId: string, reply: HttpReply): HttpReply;
   /** Writes a body by the older version's schemas. */
@@ -83,6 +84,20 @@ export async function olderVersions(
     isOlder: (version): version is string =>
       version !== undefined && version !== set.registry[0].version,
 
+    refuseAdded(version, operationId, request) {
+      const { api, routes } = of(version);
+      if (api.getOperation(operationId) !== undefined) return;
+      const what = `${request.method.toUpperCase()} ${request.path}`;
+      const allowed = routes.allowedMethods(request);
+      if (allowed.length > 0)
+        throw new ProblemError(
+          'method-not-allowed',
+          `${request.path} has no ${request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
+          { headers: { Allow: allowed.join(', ') } },
+        );
+      throw new ProblemError('route-not-found', `There is no ${what}.`);
+    },
+
     bringUp(version, operationId, sent, parsed) {
       const { api } = of(version);
       // A copy, so that the parse the router keeps on the request it parsed stays the newest's.
@@ -113,14 +128,6 @@ export async function olderVersions(
         delete request.headers['api-version'];
       }
       parsed.requestBody = up.body;
-    },
-
-    refuseAbsent(version, operationId, request) {
-      const { api, routes } = of(version);
-      if (api.getOperation(operationId) !== undefined) return;
-      const allowed = routes.allowedMethods(request);
-      if (allowed.length === 0) throw routeNotFound(request.method, request.path);
-      throw methodNotAllowed(request.method, request.path, allowed);
     },
 
     bringDown(version, operationId, reply) {

@@ -18,6 +18,7 @@ import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import { operationHandlers, type HandlerParts } from '../handlers';
 import {
   changingMethods,
+  readingPosts,
   type OperationCheck,
   type OperationHandler,
   type OperationId,
@@ -29,8 +30,8 @@ import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { requireDocumentedMediaType } from './media-types';
+import { ProblemError } from '../errors';
 import { responseBodies, type WriteBody } from './response-bodies';
-import { methodNotAllowed, routeNotFound } from './problems';
 import { refuseIllFormedInput } from './strict-input';
 import { unknownFieldFloodCheck } from './unknown-field-flood';
 import type { AuthFailureBudget } from './rate-limit';
@@ -52,9 +53,13 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
   return headers;
 }
 
-/** Whether the operation changes something, and so goes through the unit of work: by its method. */
+/**
+ * Whether the operation changes something, and so goes through the unit of work: by its method,
+ * but for the reads that POST a query (readingPosts).
+ */
 const changes = (context: Context) =>
-  (changingMethods as readonly string[]).includes(context.operation.method);
+  (changingMethods as readonly string[]).includes(context.operation.method) &&
+  !(readingPosts as readonly string[]).includes(context.operation.operationId!);
 
 function toOperationHandler<K extends OperationId>(
   handler: OperationHandler<K>,
@@ -215,11 +220,18 @@ export async function createOperationRouter({
   );
   api.register({
     notFound: (context: Context) => {
-      throw routeNotFound(context.request.method, context.request.path);
+      throw new ProblemError(
+        'route-not-found',
+        `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`,
+      );
     },
     methodNotAllowed: (context: Context) => {
-      const { method, path } = context.request;
-      throw methodNotAllowed(method, path, router.allowedMethods(context.request));
+      const allowed = router.allowedMethods(context.request);
+      throw new ProblemError(
+        'method-not-allowed',
+        `${context.request.path} has no ${context.request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
+        { headers: { Allow: allowed.join(', ') } },
+      );
     },
     postRoutingHandler: (context: Context, { requestContext }: Exchange) => {
       requestContext.operationId = context.operation?.operationId;
@@ -239,9 +251,9 @@ export async function createOperationRouter({
         principal.apiVersion,
         supported,
       ));
-      // An operation its version does not have is answered as that version's routing answers it.
+      // An operation a newer version added is answered as the request's version routes it.
       if (older.isOlder(apiVersion))
-        older.refuseAbsent(apiVersion, context.operation.operationId!, context.request);
+        older.refuseAdded(apiVersion, context.operation.operationId!, context.request);
       requireScope(context);
       requireDocumentedMediaType(context);
       context.request.requestBody = await exchange.readBody(

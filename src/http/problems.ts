@@ -40,20 +40,6 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemExtra = {
   };
 }
 
-/** A request whose path is no route of the document. */
-export function routeNotFound(method: string, path: string): ProblemError {
-  return new ProblemError('route-not-found', `There is no ${method.toUpperCase()} ${path}.`);
-}
-
-/** A request whose path the document has, without its method: `allowed` are the methods it has. */
-export function methodNotAllowed(method: string, path: string, allowed: string[]): ProblemError {
-  return new ProblemError(
-    'method-not-allowed',
-    `${path} has no ${method.toUpperCase()}; it has ${allowed.join(', ')}.`,
-    { headers: { Allow: allowed.join(', ') } },
-  );
-}
-
 /** express.json()'s errors carry a `type`; see body-parser's README. */
 function bodyParserProblem(error: { type: string; message: string; limit?: number }): HttpReply {
   switch (error.type) {
