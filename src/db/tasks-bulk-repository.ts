@@ -14,18 +14,17 @@ import type { HeldStatement } from './driver/pipelined-connection';
 import { changedFields, type EventLog, type NewEvent } from './event-log';
 import { affectedRows } from './raw-answers';
 import { completedAt } from './task-completion';
+import { whereTaskFilter, type TaskFilter } from './task-filter';
 import { labelFold, labelSet, priorityRank } from './task-planning';
 import { toTask, type TaskRow } from './tasks-repository';
 import { nowForDb } from './timestamps';
-import type { Transaction, WriteContext } from './transactions';
+import type { QuerySource, Transaction, WriteContext } from './transactions';
 import { lockingRead } from './versioned';
 
 type TaskBulkChanges = components['schemas']['TaskBulkChanges'];
 
-/** The tasks a bulk change names. */
-export interface TaskSelection {
-  taskIds: readonly string[];
-}
+/** The tasks a bulk change is about: those it names, or the tenant's that match a checked filter. */
+export type TaskSelection = { taskIds: readonly string[] } | { filter: TaskFilter };
 
 /** What a bulk change matched, and the ids of the tasks it changed (would change, for a dry run), by id. */
 export interface BulkOutcome {
@@ -100,24 +99,57 @@ export function tasksBulkRepository(knex: Knex, events: EventLog) {
   const tenantProjects = (tenantId: string) =>
     knex('projects').select('project_id').where('tenant_id', tenantId);
 
+  const ofTenant = (query: Knex.QueryBuilder, tenantId: string) =>
+    query.whereIn('tasks.project_id', tenantProjects(tenantId));
+
+  /** How many of the tenant's tasks match the filter. */
+  async function countMatching(source: QuerySource, tenantId: string, filter: TaskFilter) {
+    const query = whereTaskFilter(ofTenant(source('tasks'), tenantId), filter);
+    const [{ count }] = await query.count({ count: '*' });
+    return Number(count);
+  }
+
   /**
-   * The selected tasks of the tenant, by id, locked unless only looked at (a dry run); a
-   * NotFoundError naming the first id that is not one of them.
+   * The ids of the tenant's tasks that match the filter, by id; TooManyTasksError past the
+   * limit. A plain read, which locks nothing: a locking read would lock every row it looked at
+   * on the way, and the gaps between them (REPEATABLE READ), holding up others' inserts.
+   */
+  async function matchingIds(trx: Transaction, tenantId: string, filter: TaskFilter) {
+    const rows: Array<{ task_id: string }> = await whereTaskFilter(
+      ofTenant(trx('tasks'), tenantId),
+      filter,
+    )
+      .select('tasks.task_id')
+      .orderBy('tasks.task_id')
+      .limit(bulkTaskLimit + 1);
+    if (rows.length > bulkTaskLimit)
+      throw new TooManyTasksError(await countMatching(trx, tenantId, filter));
+    return rows.map((row) => row.task_id);
+  }
+
+  /**
+   * The selected tasks of the tenant, by id, locked unless only looked at (a dry run): named
+   * ones, a NotFoundError naming the first that is not the tenant's; or those matching a filter,
+   * read again by id with the filter and locked, so that a task changed meanwhile to no longer
+   * match is left out.
    */
   async function selected(
     trx: Transaction,
     tenantId: string,
-    { taskIds }: TaskSelection,
+    selection: TaskSelection,
     lock: boolean,
   ): Promise<TaskRow[]> {
-    const ids = [...new Set(taskIds)];
+    const named = 'taskIds' in selection;
+    const ids = named
+      ? [...new Set(selection.taskIds)]
+      : await matchingIds(trx, tenantId, selection.filter);
     if (ids.length > bulkTaskLimit) throw new TooManyTasksError(ids.length);
-    const query = trx('tasks')
-      .whereIn('task_id', ids)
-      .whereIn('project_id', tenantProjects(tenantId))
-      .orderBy('task_id');
+    if (ids.length === 0) return [];
+    let query = ofTenant(trx('tasks'), tenantId).whereIn('tasks.task_id', ids);
+    if (!named) query = whereTaskFilter(query, selection.filter);
+    query = query.select('tasks.*').orderBy('tasks.task_id');
     const rows = (await (lock ? lockingRead(knex, query) : query)) as TaskRow[];
-    if (rows.length < ids.length) {
+    if (named && rows.length < ids.length) {
       const found = new Set(rows.map((row) => row.task_id));
       throw new NotFoundError(
         'task',
@@ -216,6 +248,12 @@ export function tasksBulkRepository(knex: Knex, events: EventLog) {
   }
 
   return translatingErrors({
+    /** How many tasks the selection names or matches now: what a bulk change is counted by. */
+    async size(tenantId: string, selection: TaskSelection): Promise<number> {
+      if ('taskIds' in selection) return new Set(selection.taskIds).size;
+      return countMatching(knex, tenantId, selection.filter);
+    },
+
     /**
      * Applies the same changes to every selected task, all or nothing: a task already as asked
      * is matched but not written, and has no event. A dry run writes nothing.

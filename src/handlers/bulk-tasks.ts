@@ -8,6 +8,7 @@ import type { Release } from '../app/bulk-fence';
 import type { Principal } from '../db/api-keys-repository';
 import type { CoreRepositories } from '../db/repositories';
 import type { BulkOutcome, TaskSelection } from '../db/tasks-bulk-repository';
+import { checkTaskFilter } from '../db/task-filter';
 import { labelFold } from '../db/task-planning';
 import { bulkTaskLimit, InvalidFieldError, TooManyTasksError } from '../errors';
 import type { OperationChecks, OperationHandler, OperationInput } from './operation';
@@ -27,10 +28,13 @@ const listedTasks = 100;
 
 type BulkBody = OperationInput<'bulkUpdateTasks' | 'bulkDeleteTasks'>['body'];
 
-/** The tasks the body names; a 400 naming the place when it names none. */
+/** The tasks the body names or filters, exactly one of the two: a 400 naming the place else. */
 function selectionOf(body: BulkBody): TaskSelection {
+  if (body.task_ids !== undefined && body.filter !== undefined)
+    throw new InvalidFieldError('/filter', 'cannot go with task_ids: send one of them');
+  if (body.filter !== undefined) return { filter: checkTaskFilter(body.filter, '/filter') };
   if (body.task_ids === undefined)
-    throw new InvalidFieldError('/task_ids', 'is required: name the tasks to change');
+    throw new InvalidFieldError('/task_ids', 'is required (or a filter instead): name the tasks');
   return { taskIds: body.task_ids };
 }
 
@@ -87,13 +91,23 @@ function refuseLabelsInBoth(changes: OperationInput<'bulkUpdateTasks'>['body']['
     );
 }
 
-export function bulkTaskChecks(fences: BulkFences): OperationChecks {
-  /** Takes the call's place and counts it; the place to give back once it has answered. */
+export function bulkTaskChecks(
+  { tasksBulk }: Pick<CoreRepositories, 'tasksBulk'>,
+  fences: BulkFences,
+): OperationChecks {
+  /**
+   * Takes the call's place, then counts it by the tasks it names or its filter matches now (the
+   * transaction finds them again, and refuses more than the limit then too); the place to give
+   * back once it has answered.
+   */
   async function admit(principal: Principal, body: BulkBody): Promise<Release> {
-    const tasks = new Set(selectionOf(body).taskIds).size;
-    if (tasks > bulkTaskLimit) throw new TooManyTasksError(tasks);
+    const selection = selectionOf(body);
+    if ('taskIds' in selection && new Set(selection.taskIds).size > bulkTaskLimit)
+      throw new TooManyTasksError(new Set(selection.taskIds).size);
     const release = await fences.enter(principal.tenantId);
     try {
+      const tasks = await tasksBulk.size(principal.tenantId, selection);
+      if (tasks > bulkTaskLimit) throw new TooManyTasksError(tasks);
       const requests = Math.ceil(tasks / tasksPerRequest);
       if (requests > 1)
         await fences.countMore?.(

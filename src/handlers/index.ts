@@ -46,7 +46,7 @@ export function operationHandlers({
     },
     checks: {
       ...webhookChecks(webhookTargets, webhookFences),
-      ...bulkTaskChecks(bulkFences),
+      ...bulkTaskChecks(repositories, bulkFences),
     },
   };
 }

@@ -253,9 +253,10 @@ export type paths = {
         put?: never;
         /**
          * Change many tasks at once
-         * @description Applies the same `changes` to up to 1,000 of the tenant's tasks, named by `task_ids`, all
-         *     or nothing, in one transaction: an id that is not one of the tenant's tasks is `404`
-         *     naming it, more than 1,000 tasks is `422` saying how many, and either way nothing changes.
+         * @description Applies the same `changes` to up to 1,000 of the tenant's tasks, named by `task_ids` or
+         *     matched by a `filter` (exactly one of the two), all or nothing, in one transaction: an id
+         *     that is not one of the tenant's tasks is `404` naming it, more than 1,000 tasks named or
+         *     matched is `422` saying how many, and either way nothing changes.
          *     A change of `status` follows the rules of `PATCH /v1/tasks/{task_id}` (`completed_at` is
          *     set, kept or cleared as there).
          *
@@ -266,7 +267,7 @@ export type paths = {
          *     what would change.
          *
          *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
-         *     (a change of 1,000 tasks as 10), and a tenant runs at most 2 bulk changes
+         *     or its filter matches (a change of 1,000 tasks as 10), and a tenant runs at most 2 bulk changes
          *     (`bulk-update` and `bulk-delete` together) at a time, on all instances together: a third
          *     is `429`.
          */
@@ -298,16 +299,17 @@ export type paths = {
         put?: never;
         /**
          * Delete many tasks at once
-         * @description Deletes up to 1,000 of the tenant's tasks, named by `task_ids`, all or nothing, in one
-         *     transaction: an id that is not one of the tenant's tasks is `404` naming it, more than
-         *     1,000 tasks is `422` saying how many, and either way nothing is deleted.
+         * @description Deletes up to 1,000 of the tenant's tasks, named by `task_ids` or matched by a `filter`
+         *     (exactly one of the two), all or nothing, in one transaction: an id that is not one of
+         *     the tenant's tasks is `404` naming it, more than 1,000 tasks named or matched is `422`
+         *     saying how many, and either way nothing is deleted.
          *
          *     Each task deleted gets its own `task.deleted` event, its `data.object` the task as it was,
          *     all with this request's `request_id`. With `dry_run` nothing is deleted and nothing is
          *     recorded: the answer says what would be.
          *
-         *     A bulk change counts against the key's rate limit as one request per 100 tasks it names,
-         *     and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
+         *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
+         *     or its filter matches, and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
          *     time, on all instances together: a third is `429`.
          */
         post: operations["bulkDeleteTasks"];
@@ -817,7 +819,7 @@ export type components = {
             next_cursor: string | null;
         };
         /**
-         * @description The tasks, by id; an id named twice counts once. At most 1,000 different tasks: more is
+         * @description The tasks, by id (instead of a `filter`); an id named twice counts once. At most 1,000 different tasks: more is
          *     `422` (`/problems/too-many-tasks`, with how many in `matched`). Each must be one of the
          *     tenant's tasks: an id that is not is `404` naming it, and nothing changes.
          * @example [
@@ -854,7 +856,8 @@ export type components = {
             labels_remove?: components["schemas"]["Labels"];
         };
         /**
-         * @description The tasks to change (`task_ids`) and what they get (`changes`).
+         * @description The tasks to change, by id (`task_ids`) or by a `filter`, exactly one of the two, and
+         *     what they get (`changes`).
          * @example {
          *       "task_ids": [
          *         "0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12",
@@ -870,11 +873,16 @@ export type components = {
          */
         TaskBulkUpdate: {
             task_ids?: components["schemas"]["TaskIdList"];
+            /**
+             * @description The tenant's tasks that match it (instead of `task_ids`), at most 1,000: more is `422`
+             *     (`/problems/too-many-tasks`, with how many in `matched`).
+             */
+            filter?: components["schemas"]["TaskFilter"];
             changes: components["schemas"]["TaskBulkChanges"];
             dry_run?: components["schemas"]["DryRun"];
         };
         /**
-         * @description The tasks to delete (`task_ids`).
+         * @description The tasks to delete, by id (`task_ids`) or by a `filter`, exactly one of the two.
          * @example {
          *       "task_ids": [
          *         "0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12",
@@ -884,6 +892,11 @@ export type components = {
          */
         TaskBulkDelete: {
             task_ids?: components["schemas"]["TaskIdList"];
+            /**
+             * @description The tenant's tasks that match it (instead of `task_ids`), at most 1,000: more is `422`
+             *     (`/problems/too-many-tasks`, with how many in `matched`).
+             */
+            filter?: components["schemas"]["TaskFilter"];
             dry_run?: components["schemas"]["DryRun"];
         };
         /**
@@ -899,7 +912,7 @@ export type components = {
         TaskBulkResult: {
             /**
              * Format: int32
-             * @description How many different tasks the request named.
+             * @description How many different tasks the request named, or its filter matched.
              */
             matched: number;
             /**
@@ -1559,7 +1572,7 @@ export type components = {
          *     | `/problems/unknown-event` | 422 | `event_id` names no kept event of this tenant |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body, or in another API version |
          *     | `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may, or a bulk change would give a task more than 20 labels; `limit` gives the limit |
-         *     | `/problems/too-many-tasks` | 422 | a bulk change names more than 1,000 tasks; `matched` says how many, `limit` the most |
+         *     | `/problems/too-many-tasks` | 422 | a bulk change names (or its filter matches) more than 1,000 tasks; `matched` says how many, `limit` the most |
          *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
          *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, a webhook endpoint has had its redeliveries for the minute or its rotations for the day, the tenant its webhook endpoint changes for the minute, or the tenant (or the instance) runs as many bulk changes as it may at once |
          *     | `/problems/internal-error` | 500 | an unexpected fault |
@@ -1601,7 +1614,7 @@ export type components = {
             limit?: number;
             /**
              * Format: int32
-             * @description Present for `/problems/too-many-tasks`: how many tasks the request named.
+             * @description Present for `/problems/too-many-tasks`: how many tasks the request named, or its filter matched.
              * @example 1204
              */
             matched?: number;

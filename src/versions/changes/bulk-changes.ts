@@ -25,7 +25,7 @@ const problemRows: ReadonlyArray<readonly [string, string | null]> = [
     '| `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may; `limit` gives the limit |\n',
   ],
   [
-    '| `/problems/too-many-tasks` | 422 | a bulk change names more than 1,000 tasks; `matched` says how many, `limit` the most |\n',
+    '| `/problems/too-many-tasks` | 422 | a bulk change names (or its filter matches) more than 1,000 tasks; `matched` says how many, `limit` the most |\n',
     null,
   ],
   [
