@@ -100,9 +100,9 @@ it('refuses a third bulk change of a tenant, and one past the instance cap, whil
   // Every read or write of tasks waits for the test's lock: the calls below stop there, inside
   // the database, holding their places.
   await locker.query('LOCK TABLES tasks WRITE');
-  let running: Array<ReturnType<typeof update>> = [];
+  const running: Array<ReturnType<typeof update>> = [];
   try {
-    running = [update(a), update(a)];
+    running.push(update(a), update(a));
     await until(async () => (await placesHeld(a.tenantId)) === 2, 'two calls of a hold places');
     const third = await update(a);
     expect(third.status).toBe(429);

@@ -62,6 +62,11 @@ export const bulkChanges: VersionChange = {
       table = table.replace(row, older ?? '');
     }
     problem.description = table;
+    const info = objectAt(newer, '/info');
+    const idempotency = '`Idempotency-Key` (as do the bulk changes of tasks), so';
+    if (!String(info.description).includes(idempotency))
+      throw new Error('info.description does not name the bulk changes among the keyed writes');
+    info.description = String(info.description).replace(idempotency, '`Idempotency-Key`, so');
     return newer;
   },
 };
