@@ -64,8 +64,7 @@ function assigneeCondition(
 ) {
   // MySQL's collations pad: 'ana' = 'ana ' there. The plain comparison can use an index; the
   // binary one makes it exact. NULL never equals, and IS NOT NULL keeps `not` two-valued.
-  const among_ = eq !== undefined ? [eq] : undefined;
-  for (const names of [among_, among]) {
+  for (const names of [eq === undefined ? undefined : [eq], among]) {
     if (names === undefined) continue;
     q.whereNotNull('tasks.assignee').whereIn('tasks.assignee', names);
     if (mysql)
