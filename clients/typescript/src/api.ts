@@ -271,7 +271,7 @@ export type paths = {
          *     (`bulk-update` and `bulk-delete` together) at a time, on all instances together: a third
          *     is `429`.
          */
-        post: operations["bulkUpdateTasks"];
+        post: operations["updateTasksInBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -312,7 +312,7 @@ export type paths = {
          *     or its filter matches, and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
          *     time, on all instances together: a third is `429`.
          */
-        post: operations["bulkDeleteTasks"];
+        post: operations["deleteTasksInBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2881,7 +2881,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    bulkUpdateTasks: {
+    updateTasksInBulk: {
         parameters: {
             query?: never;
             header?: {
@@ -2943,7 +2943,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    bulkDeleteTasks: {
+    deleteTasksInBulk: {
         parameters: {
             query?: never;
             header?: {
