@@ -6,6 +6,7 @@
  */
 import fastJson from 'fast-json-stringify';
 import type { Operation } from 'openapi-backend';
+import { withoutCycles } from './acyclic-schema';
 import type { HttpReply } from './http-reply';
 
 type Schema = Record<string, unknown>;
@@ -30,10 +31,11 @@ export function responseBodies(operations: Operation[], problemSchema: Schema): 
       // fast-json-stringify leaves out members a schema does not list unless told otherwise; a
       // schema that leaves additionalProperties open (Problem: RFC 9457 allows extension
       // members) allows them, as JSON Schema reads it, so they are written.
+      const acyclic = withoutCycles(schema);
       serialize = fastJson(
-        schema.type === 'object' && schema.additionalProperties === undefined
-          ? { ...schema, additionalProperties: true }
-          : schema,
+        acyclic.type === 'object' && acyclic.additionalProperties === undefined
+          ? { ...acyclic, additionalProperties: true }
+          : acyclic,
       );
       compiled.set(schema, serialize);
     }
