@@ -8,6 +8,7 @@ import { cancelledTasks } from './changes/cancelled-tasks';
 import { planningFields } from './changes/planning-fields';
 import { taskSearch } from './changes/task-search';
 import { webhookEndpointVersions } from './changes/webhook-endpoint-versions';
+import { webhookSubscriptions } from './changes/webhook-subscriptions';
 
 export interface SupportedVersion {
   /** `YYYY-MM-DD`: what `Api-Version` names. */
@@ -28,7 +29,14 @@ export const versions: readonly SupportedVersion[] = [
     version: '2026-12-15',
     releasedOn: '2026-12-15',
     status: 'supported',
-    changes: [cancelledTasks, webhookEndpointVersions, planningFields, taskSearch],
+    // webhookSubscriptions refers to taskSearch's TaskFilter: undone before it.
+    changes: [
+      cancelledTasks,
+      webhookEndpointVersions,
+      planningFields,
+      webhookSubscriptions,
+      taskSearch,
+    ],
   },
   {
     // The contract of document 1.5.0, exactly as released: the interface's own version.
