@@ -967,9 +967,10 @@ export interface components {
          */
         TaskFilterText: {
             /**
-             * @description The task's title or description contains every word of it. Words are runs of
-             *     letters and digits, compared by case fold as whole words, each at least 3 characters
-             *     long (a shorter one is a `400`).
+             * @description The task's title or description contains every word of it (each word in either).
+             *     Words are runs of letters and digits (`user_name` is two), compared by case fold as
+             *     whole words (`Straße` is `STRASSE`; `launch` is not `launched`), each at least 3
+             *     characters long (a shorter one is a `400`).
              */
             text: string;
         };

@@ -6,7 +6,7 @@ import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
 import type { EventLog } from './event-log';
 import { selectPage, type KeysetOrder } from './keyset';
-import { whereTaskFilter, type TaskFilter } from './task-filter';
+import { searchWords, whereTaskFilter, type TaskFilter } from './task-filter';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
 import { recordedChanges } from './recorded-changes';
@@ -174,6 +174,17 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     );
   };
 
+  /** The tokens of the task's words for the full-text indexes (task-filter/words.ts), with it. */
+  const writeSearchWords = async (write: WriteContext, task: Task, existed: boolean) => {
+    const row = { task_id: task.task_id, search_words: searchWords(task.title, task.description) };
+    await write.trx.later(
+      (existed
+        ? knex('task_search_words').where('task_id', task.task_id).update(row)
+        : knex('task_search_words').insert(row)
+      ).toSQL(),
+    );
+  };
+
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
     async create(
@@ -210,6 +221,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       });
       const created = versioned(row);
       await writeLabelFolds(write, row.task_id, created.value.labels);
+      await writeSearchWords(write, created.value, false);
       await events.record(write, {
         tenantId,
         type: 'task.created',
@@ -280,7 +292,10 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
-    /** As recordedChanges' update; `labels` replaces the set, and the folds with it. */
+    /**
+     * As recordedChanges' update; `labels` replaces the set, and the folds with it; a new title
+     * or description, the words.
+     */
     async update(
       tenantId: string,
       taskId: string,
@@ -293,6 +308,8 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         await write.trx.later(knex('task_labels').where('task_id', taskId).delete().toSQL());
         await writeLabelFolds(write, taskId, after.value.labels);
       }
+      if (after !== undefined && (update.title !== undefined || update.description !== undefined))
+        await writeSearchWords(write, after.value, true);
       return after;
     },
 

@@ -3,7 +3,7 @@
  * and lists share. Each condition is true or false for every row, never NULL (a comparison with a
  * missing due date is false, so `not` of it is true), so that `not` means in SQL what it means in
  * memory (matches.ts). Labels are found through task_labels' fold index, the priority by its
- * rank, `text` through each database's full-text index over the words' tokens (words.ts).
+ * rank, `text` through each database's full-text index of the words' tokens (words.ts).
  */
 import type { Knex } from 'knex';
 import { labelFold, priorityRank } from '../task-planning';
@@ -64,8 +64,7 @@ function assigneeCondition(
 ) {
   // MySQL's collations pad: 'ana' = 'ana ' there. The plain comparison can use an index; the
   // binary one makes it exact. NULL never equals, and IS NOT NULL keeps `not` two-valued.
-  const among_ = eq !== undefined ? [eq] : undefined;
-  for (const names of [among_, among]) {
+  for (const names of [eq === undefined ? undefined : [eq], among]) {
     if (names === undefined) continue;
     q.whereNotNull('tasks.assignee').whereIn('tasks.assignee', names);
     if (mysql)
@@ -98,20 +97,23 @@ function momentsCondition(q: Where, column: string, { lt, gte }: { lt?: string; 
 }
 
 /**
- * Every word's token is in the task's `search_words`: MySQL's FULLTEXT index over that column
- * (boolean mode, each token required), SQLite's FTS5 table task_search kept in step with it.
+ * Every word's token is among the task's in task_search_words: through MySQL's FULLTEXT index
+ * (boolean mode, each token required), or SQLite's FTS5 table task_search over it.
  */
 function textCondition(q: Where, text: string, mysql: boolean) {
   const tokens = [...foldedWords(text)].map(wordToken);
-  if (mysql)
-    q.whereRaw('match (tasks.search_words) against (? in boolean mode)', [
-      tokens.map((token) => `+${token}`).join(' '),
-    ]);
-  else
-    q.whereIn('tasks.rowid', (sub) =>
-      sub
-        .select('rowid')
-        .from('task_search')
-        .whereRaw('task_search match ?', [tokens.map((token) => `"${token}"`).join(' ')]),
-    );
+  q.whereIn('tasks.task_id', (sub) => {
+    sub.select('task_id').from('task_search_words');
+    if (mysql)
+      sub.whereRaw('match (search_words) against (? in boolean mode)', [
+        tokens.map((token) => `+${token}`).join(' '),
+      ]);
+    else
+      sub.whereIn('rowid', (fts) =>
+        fts
+          .select('rowid')
+          .from('task_search')
+          .whereRaw('task_search match ?', [tokens.map((token) => `"${token}"`).join(' ')]),
+      );
+  });
 }

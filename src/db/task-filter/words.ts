@@ -32,6 +32,13 @@ export const taskWords = (title: string, description: string | null): Set<string
 export const wordToken = (fold: string): string =>
   createHash('sha256').update(fold).digest('hex').slice(0, 24);
 
-/** What a task's `search_words` column holds: its words' tokens, each once, space-separated. */
+/**
+ * What a task's `search_words` column holds: its words' tokens, each once, space-separated. A
+ * fold shorter than a filter's word can match none (folding never shortens a word), so it is
+ * left out.
+ */
 export const searchWords = (title: string, description: string | null): string =>
-  [...taskWords(title, description)].map(wordToken).join(' ');
+  [...taskWords(title, description)]
+    .filter((fold) => [...fold].length >= minWordLength)
+    .map(wordToken)
+    .join(' ');
