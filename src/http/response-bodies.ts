@@ -6,7 +6,6 @@
  */
 import fastJson from 'fast-json-stringify';
 import type { Operation } from 'openapi-backend';
-import { withoutCycles } from './acyclic-schema';
 import type { HttpReply } from './http-reply';
 
 type Schema = Record<string, unknown>;
@@ -18,6 +17,25 @@ export type WriteBody = (
   operationId: string | undefined,
   requestId: string,
 ) => string | undefined;
+
+/**
+ * A dereferenced schema with each place where it holds itself again (a TaskFilter's `all` holds
+ * TaskFilters) made `{}`, any value, which fast-json-stringify writes as JSON.stringify does: it
+ * would recurse for ever on a circular schema. A schema without such a place is answered as it is.
+ */
+function withoutCycles<T extends object>(node: T, within = new Set<object>()): T {
+  within.add(node);
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(node)) {
+    if (value === null || typeof value !== 'object') continue;
+    const inner = within.has(value) ? {} : withoutCycles(value as object, within);
+    if (inner !== value)
+      (copy ??= (Array.isArray(node) ? [...node] : { ...node }) as Record<string, unknown>)[key] =
+        inner;
+  }
+  within.delete(node);
+  return (copy as T | undefined) ?? node;
+}
 
 /**
  * `operations` are the dereferenced document's, and `problemSchema` the one schema of every
