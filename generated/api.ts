@@ -273,7 +273,7 @@ export interface paths {
          *     (`bulk-update` and `bulk-delete` together) at a time, on all instances together: a third
          *     is `429`.
          */
-        post: operations["bulkUpdateTasks"];
+        post: operations["updateTasksInBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -314,7 +314,7 @@ export interface paths {
          *     or its filter matches, and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
          *     time, on all instances together: a third is `429`.
          */
-        post: operations["bulkDeleteTasks"];
+        post: operations["deleteTasksInBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1167,9 +1167,10 @@ export interface components {
          */
         TaskFilterText: {
             /**
-             * @description The task's title or description contains every word of it. Words are runs of
-             *     letters and digits, compared by case fold as whole words, each at least 3 characters
-             *     long (a shorter one is a `400`).
+             * @description The task's title or description contains every word of it (each word in either).
+             *     Words are runs of letters and digits (`user_name` is two), compared by case fold as
+             *     whole words (`Straße` is `STRASSE`; `launch` is not `launched`), each at least 3
+             *     characters long (a shorter one is a `400`).
              */
             text: string;
         };
@@ -2959,7 +2960,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    bulkUpdateTasks: {
+    updateTasksInBulk: {
         parameters: {
             query?: never;
             header?: {
@@ -3021,7 +3022,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    bulkDeleteTasks: {
+    deleteTasksInBulk: {
         parameters: {
             query?: never;
             header?: {

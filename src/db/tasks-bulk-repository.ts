@@ -1,10 +1,11 @@
 /**
  * Bulk changes of tasks (version 2026-12-15): up to 1,000 of a tenant's tasks changed or deleted
  * in the request's one transaction, with an event for each task the change alters. The rows are
- * read (and locked) in one statement, and written a few hundred to a statement, each write
- * conditional on the version read, as a single change's is (versioned.ts): where a lock on one
- * node does not hold another off (Galera), a row that moved on fails the transaction, which runs
- * again (WriteConflictError).
+ * read (and locked) in one statement; the writes, a few hundred rows to a statement, and the
+ * events are held (trx.later) and go to the database with the COMMIT. Each write is conditional
+ * on the version read, as a single change's is (versioned.ts): where a lock on one node does not
+ * hold another off (Galera), a row that moved on fails the transaction, which runs again
+ * (WriteConflictError), as a certification conflict at COMMIT does.
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/api';

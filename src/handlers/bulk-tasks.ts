@@ -1,5 +1,5 @@
 /**
- * Bulk changes of tasks (version 2026-12-15): `bulkUpdateTasks` and `bulkDeleteTasks`. Before
+ * Bulk changes of tasks (version 2026-12-15): `updateTasksInBulk` and `deleteTasksInBulk`. Before
  * its transaction a call is checked, takes a place among the bulk changes running (429 past the
  * tenant's or the instance's bound, app/bulk-fence.ts), and is counted against its key's limit as
  * one request per 100 tasks; the place is given back once it has answered.
@@ -26,7 +26,7 @@ const tasksPerRequest = 100;
 /** The answer lists the first this many tasks changed. */
 const listedTasks = 100;
 
-type BulkBody = OperationInput<'bulkUpdateTasks' | 'bulkDeleteTasks'>['body'];
+type BulkBody = OperationInput<'updateTasksInBulk' | 'deleteTasksInBulk'>['body'];
 
 /** The tasks the body names or filters, exactly one of the two: a 400 naming the place else. */
 function selectionOf(body: BulkBody): TaskSelection {
@@ -51,7 +51,7 @@ function answerOf(outcome: BulkOutcome, dryRun: boolean) {
 }
 
 export function bulkTaskHandlers({ tasksBulk }: CoreRepositories) {
-  const bulkUpdateTasks: OperationHandler<'bulkUpdateTasks'> = async ({
+  const updateTasksInBulk: OperationHandler<'updateTasksInBulk'> = async ({
     principal,
     body,
     write,
@@ -67,7 +67,7 @@ export function bulkTaskHandlers({ tasksBulk }: CoreRepositories) {
     return answerOf(outcome, dryRun);
   };
 
-  const bulkDeleteTasks: OperationHandler<'bulkDeleteTasks'> = async ({
+  const deleteTasksInBulk: OperationHandler<'deleteTasksInBulk'> = async ({
     principal,
     body,
     write,
@@ -77,11 +77,11 @@ export function bulkTaskHandlers({ tasksBulk }: CoreRepositories) {
     return answerOf(outcome, dryRun);
   };
 
-  return { bulkUpdateTasks, bulkDeleteTasks };
+  return { updateTasksInBulk, deleteTasksInBulk };
 }
 
 /** A label both added and taken off is a 400 naming it where it is taken off. */
-function refuseLabelsInBoth(changes: OperationInput<'bulkUpdateTasks'>['body']['changes']): void {
+function refuseLabelsInBoth(changes: OperationInput<'updateTasksInBulk'>['body']['changes']): void {
   const added = new Set((changes.labels_add ?? []).map(labelFold));
   const index = (changes.labels_remove ?? []).findIndex((label) => added.has(labelFold(label)));
   if (index >= 0)
@@ -123,10 +123,10 @@ export function bulkTaskChecks(
   }
 
   return {
-    bulkUpdateTasks: async ({ principal, body }) => {
+    updateTasksInBulk: async ({ principal, body }) => {
       refuseLabelsInBoth(body.changes);
       return admit(principal, body);
     },
-    bulkDeleteTasks: ({ principal, body }) => admit(principal, body),
+    deleteTasksInBulk: ({ principal, body }) => admit(principal, body),
   };
 }
