@@ -2,8 +2,9 @@
 /**
  * The client kit's README lists every method with one line each, made from the kit's code so it
  * cannot drift: the TypeScript compiler reads what each entry point (`@task-tracker/client`,
- * `@task-tracker/client/webhooks`) exports, the methods of the client `createClient` returns and
- * of what its calls answer, and takes each one's line from its doc comment (its first sentence).
+ * `@task-tracker/client/webhooks`) exports, the methods of the client `createClient` returns (in
+ * the newest version, those the default version's client lacks marked with the version) and of
+ * what its calls answer, and takes each one's line from its doc comment (its first sentence).
  * A method of the kit's own without a doc comment is an error, named.
  *
  *   node scripts/generate-client-readme.js           rewrites the section between the markers
@@ -35,7 +36,25 @@ const config = ts.getParsedCommandLineOfConfigFile(
   {},
   { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
 );
-const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+// A file of the program that is on no disk: a client in the newest version, and that version.
+const probe = path.join(kit, 'src', 'readme-probe.generated.ts');
+const probeText = `import type { NewestApiVersion, TaskTrackerClient } from './index';
+export declare const newestClient: TaskTrackerClient<NewestApiVersion>;
+export declare const newestVersion: NewestApiVersion;
+`;
+const host = ts.createCompilerHost(config.options);
+const getSourceFile = host.getSourceFile;
+host.getSourceFile = (fileName, ...rest) =>
+  fileName === probe
+    ? ts.createSourceFile(probe, probeText, ts.ScriptTarget.Latest)
+    : getSourceFile.call(host, fileName, ...rest);
+const fileExists = host.fileExists;
+host.fileExists = (fileName) => fileName === probe || fileExists.call(host, fileName);
+const program = ts.createProgram({
+  rootNames: [...config.fileNames, probe],
+  options: config.options,
+  host,
+});
 const checker = program.getTypeChecker();
 const fromKit = (declaration) => declaration.getSourceFile().fileName.startsWith(kit);
 const undocumented = [];
@@ -74,20 +93,37 @@ const callSignature = (symbol) =>
 /** A README line: the call, where it is made (for what a call answers), and the summary. */
 const line = (call, symbol, name, where = '') => `- \`${call}\`${where}: ${summary(symbol, name)}`;
 
-/** The client's methods, `tt.projects.create(body, options?)`, and openapi-fetch's on one line. */
+/** The type of a value the probe file declares. */
+function probed(name) {
+  const module = checker.getSymbolAtLocation(program.getSourceFile(probe));
+  const symbol = checker.getExportsOfModule(module).find((exported) => exported.name === name);
+  return checker.getTypeOfSymbol(symbol);
+}
+
+/**
+ * The client's methods, `tt.projects.create(body, options?)`, and openapi-fetch's on one line:
+ * those of a client in the newest version, each one a client in the default version (what
+ * `createClient` returns without `apiVersion`) lacks followed by `(since VERSION)`.
+ */
 function clientMethods(createClient) {
-  const client = checker.getReturnTypeOfSignature(callSignature(createClient));
+  const byDefault = checker.getReturnTypeOfSignature(callSignature(createClient));
+  const since = ` (since ${JSON.parse(checker.typeToString(probed('newestVersion')))})`;
   const lines = [];
   const fetchMethods = [];
-  for (const property of checker.getPropertiesOfType(client)) {
+  for (const property of checker.getPropertiesOfType(probed('newestClient'))) {
     const declaration = property.declarations[0];
     if (!fromKit(declaration)) {
       fetchMethods.push(`\`tt.${property.name}\``);
       continue;
     }
+    const inDefault = checker.getPropertyOfType(byDefault, property.name);
     for (const method of checker.getPropertiesOfType(checker.getTypeOfSymbol(property))) {
       const name = `tt.${property.name}.${method.name}`;
-      lines.push(line(`${name}${parameters(callSignature(method))}`, method, name));
+      const everywhere =
+        inDefault &&
+        checker.getPropertyOfType(checker.getTypeOfSymbol(inDefault), method.name) !== undefined;
+      const call = `${name}${parameters(callSignature(method))}`;
+      lines.push(line(call, method, name, everywhere ? '' : since));
     }
   }
   lines.push(

@@ -2,8 +2,10 @@
  * What `make mock` checks before its Prism answers: a request is validated against its version's
  * document by the service's own validation (src/http/request-validation.ts), so an invalid one
  * gets the service's 400, naming what is wrong in the service's words, where Prism would answer
- * a documented example of another fault. What the mock cannot know (which ids exist, a key's
- * scopes, state) is left to the examples; the sandbox knows it.
+ * a documented example of another fault; a request its version has no operation for (a path
+ * it lacks, a method the path lacks, an operation a newer version added) gets the service's 404
+ * or 405 with `Allow`, where Prism would answer its own problem. What the mock cannot know (which
+ * ids exist, a key's scopes, state) is left to the examples; the sandbox knows it.
  */
 import fs from 'node:fs';
 import type http from 'node:http';
@@ -12,6 +14,8 @@ import YAML from 'yaml';
 import { ProblemError } from '../errors';
 import { parseJsonBody } from '../http/json-body';
 import { invalidRequest, validatingBackend, validInVersion } from '../http/request-validation';
+import { notRouted } from '../http/routing-problems';
+import { installRouter, type Routes } from '../http/shims/routing';
 import { documentFileOf } from '../versions/documents';
 import { newestVersion, supportedVersions } from '../versions/versions';
 
@@ -40,19 +44,28 @@ function asRequest(req: http.IncomingMessage, body: unknown): Request {
 
 export async function requestChecks(): Promise<RequestCheck> {
   const backends = new Map<string, OpenAPIBackend>();
+  const routes = new Map<string, Routes>();
   for (const version of supportedVersions) {
     const document = YAML.parse(fs.readFileSync(documentFileOf(version), 'utf8')) as Document;
-    backends.set(version, await validatingBackend(document));
+    const api = await validatingBackend(document);
+    backends.set(version, api);
+    // The service's router, whose 405 lists the path's methods.
+    routes.set(version, installRouter(api));
   }
   const newest = backends.get(newestVersion)!;
   return (version, req, raw) => {
     const api = backends.get(version)!;
     const bare = asRequest(req, undefined);
     const operation = api.router.matchOperation(bare);
-    // No such operation, or no key where one is needed: Prism's 404, 405 or 401, as the service's.
-    const open = Array.isArray(operation?.security) && operation.security.length === 0;
-    if (operation === undefined || (!open && req.headers.authorization === undefined))
-      return undefined;
+    // Routed before the key is looked at, as the service routes a path it does not have; a CORS
+    // preflight (OPTIONS) and HEAD are Prism's to answer.
+    if (operation === undefined)
+      return ['OPTIONS', 'HEAD'].includes(bare.method)
+        ? undefined
+        : notRouted(routes.get(version)!, bare);
+    // No key where one is needed: Prism's 401, the document's example of the service's.
+    const open = Array.isArray(operation.security) && operation.security.length === 0;
+    if (!open && req.headers.authorization === undefined) return undefined;
     let request: Request;
     try {
       request = asRequest(req, raw.length > 0 ? parseJsonBody(raw) : undefined);

@@ -35,6 +35,34 @@ interface ProviderState {
 /** Events of `the feed has events`, and tasks of `a project with tasks exists`, at most. */
 const maxCount = 100;
 const statusCycle = ['pending', 'in_progress', 'done'] as const;
+/**
+ * The tasks of `tasks with labels and due dates exist`, in the order they are made, with fixed
+ * dates so that a pact's filter finds the same ones on any day; all but the last are assigned.
+ */
+const plannedTasks = [
+  {
+    title: 'Fix the login page',
+    priority: 'urgent',
+    labels: ['bug', 'web'],
+    due_on: '2026-11-20',
+    status: 'pending',
+  },
+  {
+    title: 'Write the release notes',
+    priority: 'high',
+    labels: ['docs'],
+    due_on: '2026-11-25',
+    status: 'in_progress',
+  },
+  {
+    title: 'Plan the next sprint',
+    priority: 'medium',
+    labels: ['planning'],
+    due_on: '2026-12-20',
+    status: 'pending',
+  },
+  { title: 'Tidy the backlog', priority: 'low', status: 'pending', unassigned: true },
+];
 
 function countParam(params: StateParams, fallback: number): number {
   const raw = params.count ?? fallback;
@@ -145,6 +173,23 @@ export const providerStates: Record<string, ProviderState> = {
       );
       Object.assign(made, { project_id: project.project_id, task_id: task.task_id });
       return { project_id: project.project_id, task_id: task.task_id, etag };
+    },
+  },
+  'tasks with labels and due dates exist': {
+    parameters: ['assignee'],
+    async setUp({ api, made }, params) {
+      const assignee = params.assignee ?? 'ana@example.com';
+      const project = await createProject(api);
+      const values: StateValues = { project_id: project.project_id };
+      for (const [i, { unassigned, ...fields }] of plannedTasks.entries()) {
+        const { task } = await createTask(api, project.project_id, {
+          ...fields,
+          ...(unassigned ? {} : { assignee }),
+        });
+        values[i === 0 ? 'task_id' : `task_id_${i + 1}`] = task.task_id;
+      }
+      Object.assign(made, { project_id: project.project_id, task_id: values.task_id });
+      return values;
     },
   },
   'nothing exists': {

@@ -13,8 +13,8 @@ import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { installRouter, type Routes } from './shims/routing';
-import { ProblemError } from '../errors';
 import { invalidRequest, validatingBackend, validInVersion } from './request-validation';
+import { notRouted } from './routing-problems';
 
 /** The supported versions and the documents of those older than the newest, by version. */
 export interface VersionSet {
@@ -87,15 +87,7 @@ export async function olderVersions(
     refuseAdded(version, operationId, request) {
       const { api, routes } = of(version);
       if (api.getOperation(operationId) !== undefined) return;
-      const what = `${request.method.toUpperCase()} ${request.path}`;
-      const allowed = routes.allowedMethods(request);
-      if (allowed.length > 0)
-        throw new ProblemError(
-          'method-not-allowed',
-          `${request.path} has no ${request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
-          { headers: { Allow: allowed.join(', ') } },
-        );
-      throw new ProblemError('route-not-found', `There is no ${what}.`);
+      throw notRouted(routes, request);
     },
 
     bringUp(version, operationId, sent, parsed) {

@@ -30,9 +30,9 @@ import { installRouter, type Routes } from './shims/routing';
 import type { Exchange } from './exchange';
 import type { HttpReply } from './http-reply';
 import { requireDocumentedMediaType } from './media-types';
-import { ProblemError } from '../errors';
 import { responseBodies, type WriteBody } from './response-bodies';
 import { refuseIllFormedInput } from './strict-input';
+import { methodNotAllowed, routeNotFound } from './routing-problems';
 import { unknownFieldFloodCheck } from './unknown-field-flood';
 import type { AuthFailureBudget } from './rate-limit';
 import { invalidRequest, validationOptions } from './request-validation';
@@ -220,18 +220,10 @@ export async function createOperationRouter({
   );
   api.register({
     notFound: (context: Context) => {
-      throw new ProblemError(
-        'route-not-found',
-        `There is no ${context.request.method.toUpperCase()} ${context.request.path}.`,
-      );
+      throw routeNotFound(context.request);
     },
     methodNotAllowed: (context: Context) => {
-      const allowed = router.allowedMethods(context.request);
-      throw new ProblemError(
-        'method-not-allowed',
-        `${context.request.path} has no ${context.request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
-        { headers: { Allow: allowed.join(', ') } },
-      );
+      throw methodNotAllowed(context.request, router.allowedMethods(context.request));
     },
     postRoutingHandler: (context: Context, { requestContext }: Exchange) => {
       requestContext.operationId = context.operation?.operationId;

@@ -6,8 +6,14 @@
  * after a warm-up, and each figure is the median of the rounds' CPU per request.
  * Targets (issue 45): at most 5 % more CPU in the newest version, 15 % in the oldest.
  *
+ * Two measures: CPU time per request (rounds of a fixed length), and instructions per request
+ * counted by valgrind's callgrind (rounds of a fixed number of requests, callgrind.ts), which a
+ * busy machine does not move. Either is left out with its rounds set to 0.
+ *
  * BENCH_VERSIONS_BEFORE (the commit before versions), BENCH_VERSION_ROUNDS (9),
- * BENCH_VERSION_SECONDS (4), BENCH_VERSION_CONNECTIONS (8), BENCH_WARMUP_SECONDS (5), BENCH_MYSQL_URL.
+ * BENCH_VERSION_SECONDS (4), BENCH_VERSION_CONNECTIONS (8), BENCH_WARMUP_SECONDS (5), BENCH_MYSQL_URL;
+ * BENCH_COUNTED_ROUNDS (4), BENCH_COUNTED_REQUESTS (500 a round), BENCH_COUNTED_WARMUP (1,500
+ * requests), BENCH_COUNTED_IDLE_SECONDS (20).
  * More, shorter rounds than the other parts, and fewer connections than they use: five rounds of
  * 5 s at 16 connections differed by up to 40 % for one target, more than the 5 % to be told apart.
  */
@@ -32,9 +38,10 @@ const settings = {
   seconds: Number(process.env.BENCH_VERSION_SECONDS ?? 4),
   rounds: Number(process.env.BENCH_VERSION_ROUNDS ?? 9),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 5),
-  countedRounds: Number(process.env.BENCH_COUNTED_ROUNDS ?? 5),
-  countedRequests: Number(process.env.BENCH_COUNTED_REQUESTS ?? 1000),
-  countedWarmup: Number(process.env.BENCH_COUNTED_WARMUP ?? 4000),
+  countedRounds: Number(process.env.BENCH_COUNTED_ROUNDS ?? 4),
+  countedRequests: Number(process.env.BENCH_COUNTED_REQUESTS ?? 500),
+  countedWarmup: Number(process.env.BENCH_COUNTED_WARMUP ?? 1500),
+  countedIdleSeconds: Number(process.env.BENCH_COUNTED_IDLE_SECONDS ?? 20),
 };
 const measured = ['getTask', 'updateTask', 'listProjectTasks'];
 const oldestVersion = supportedVersions[supportedVersions.length - 1];
@@ -137,15 +144,24 @@ async function count(targets: CountedTarget[], operationName: string) {
       headers: target.headers,
     });
   for (const [i, target] of targets.entries()) await load(target, i, settings.countedWarmup)();
+  const idle = (seconds: number) => () =>
+    new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const idlePerSecond: number[] = [];
+  for (const target of targets) {
+    const counted = await target.counted.count(idle(settings.countedIdleSeconds));
+    idlePerSecond.push(counted.running / counted.seconds);
+  }
   const rounds: Instructions[][] = targets.map(() => []);
   for (let round = 0; round < settings.countedRounds; round++)
     for (const [i, target] of targets.entries())
       rounds[i].push(await target.counted.count(load(target, i, settings.countedRequests)));
   const requests = settings.countedRounds * settings.countedRequests;
-  return rounds.map((counted) => {
-    const running = counted.map((c) => c.running / settings.countedRequests);
+  return rounds.map((counted, i) => {
+    const running = counted.map(
+      (c) => (c.running - idlePerSecond[i] * c.seconds) / settings.countedRequests,
+    );
     const lumps = counted.reduce((sum, c) => sum + c.collecting + c.compiling, 0) / requests;
-    return { perRequest: median(running) + lumps, running, lumps };
+    return { perRequest: median(running) + lumps, running, lumps, idle: idlePerSecond[i] };
   });
 }
 
@@ -231,12 +247,12 @@ function report(buildSeconds: number, timed: Timed, counted: Counted): void {
   if (counted.length > 0) {
     console.log(
       `Instructions per request, counted by valgrind's callgrind (a count does not move with the machine's load): ${settings.countedWarmup} requests of warm-up uncounted, then ${settings.countedRounds} alternating rounds of ${settings.countedRequests} requests per target at 4 connections; ` +
-        `each figure is the median round's instructions outside V8's collector and compilers, plus theirs over all rounds together (they come in lumps).\n`,
+        `each figure is the median round's instructions outside V8's collector and compilers, less what the service runs idle in as long (counted for ${settings.countedIdleSeconds} s before the rounds), plus the collector's and compilers' over all rounds together (they come in lumps).\n`,
     );
     console.log(
-      `| operation | instructions per request before versions | in ${newestVersion} | ratio (≤ 1.05) | in ${oldestVersion} | ratio (≤ 1.15) | collector and compilers before / ${newestVersion} / ${oldestVersion} | the rest, each round (before; newest; oldest) |`,
+      `| operation | instructions per request before versions | in ${newestVersion} | ratio (≤ 1.05) | in ${oldestVersion} | ratio (≤ 1.15) | collector and compilers before / ${newestVersion} / ${oldestVersion} | idle, a second | the rest, each round (before; newest; oldest) |`,
     );
-    console.log('|---|---:|---:|---:|---:|---:|---:|---|');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
     const k = (n: number) => `${fmt(n / 1000)} k`;
     for (const { operation, figures } of counted) {
       const [was, newest, oldest] = figures;
@@ -245,7 +261,8 @@ function report(buildSeconds: number, timed: Timed, counted: Counted): void {
       console.log(
         `| ${operation} | ${k(was.perRequest)} | ${k(newest.perRequest)} | ${fmt(newestRatio, 3)} ${mark(newestRatio <= 1.05)} | ` +
           `${k(oldest.perRequest)} | ${fmt(oldestRatio, 3)} ${mark(oldestRatio <= 1.15)} | ` +
-          `${figures.map(({ lumps }) => k(lumps)).join(' / ')} | ${figures.map(({ running }) => running.map(k).join(', ')).join('; ')} |`,
+          `${figures.map(({ lumps }) => k(lumps)).join(' / ')} | ${figures.map(({ idle }) => k(idle)).join(' / ')} | ` +
+          `${figures.map(({ running }) => running.map(k).join(', ')).join('; ')} |`,
       );
     }
   }

@@ -3,10 +3,15 @@
  * version its `Api-Version` names (the newest's without one), from that version's document; a
  * version the service does not support is its 400 problem. An invalid request gets the service's
  * own 400, in its words, rather than a documented example of another fault (issue 47, item 7).
+ * The search and the bulk changes (issue 46) answer in 2026-12-15 with the document's examples,
+ * and in 2026-11-28, which has neither, as the service answers them there: its 405 with `Allow`;
+ * a path no version has is the service's 404.
  */
+import fs from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { projectRoot } from '../../src/paths';
+import YAML from 'yaml';
+import { openapiDocumentPath, projectRoot } from '../../src/paths';
 import { newestVersion } from '../../src/versions/versions';
 import { assertConformsToContract } from '../support/contract';
 import { freePort } from '../support/free-port';
@@ -142,5 +147,107 @@ describe("an invalid request gets the service's own 400, naming what is wrong", 
       body: '{"status":"finished"}',
     });
     expect(keyless.status).toBe(401);
+  });
+});
+
+describe('the search and the bulk changes', () => {
+  const document = YAML.parse(fs.readFileSync(openapiDocumentPath, 'utf8'));
+  /** An example of the POST of `path`, of its request or of its 200, by name, its $ref followed. */
+  const example = (path: string, of: 'request' | 'answer', name: string): unknown => {
+    const post = document.paths[path].post;
+    const media = of === 'request' ? post.requestBody : post.responses['200'];
+    const found = media.content['application/json'].examples[name];
+    return found.$ref
+      ? document.components.examples[found.$ref.split('/').at(-1)].value
+      : found.value;
+  };
+  const operations = [
+    ['/v1/tasks/search', 'openLaunchTasks', 'firstPage'],
+    ['/v1/tasks/bulk-update', 'byFilter', 'changed'],
+    ['/v1/tasks/bulk-delete', 'byFilter', 'deleted'],
+  ] as const;
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url + path, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer any', 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  /** The example of the schema of the POST of `path`'s 200. */
+  const schemaExample = (path: string): unknown => {
+    const { $ref } = document.paths[path].post.responses['200'].content['application/json'].schema;
+    return document.components.schemas[$ref.split('/').at(-1)].example;
+  };
+
+  it.each(operations)(
+    "in 2026-12-15, POST %s answers its 200 with the document's example, the one named when asked",
+    async (path, request, answer) => {
+      const body = example(path, 'request', request);
+      const versions: Record<string, string>[] = [{}, { 'Api-Version': '2026-12-15' }];
+      for (const headers of versions) {
+        const response = await post(path, body, headers);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('api-version')).toBe('2026-12-15');
+        // Prism takes the schema's example before the response's first named one.
+        expect([schemaExample(path), example(path, 'answer', answer)]).toContainEqual(
+          await response.json(),
+        );
+      }
+      const named = await post(path, body, { Prefer: `example=${answer}` });
+      expect(await named.json()).toEqual(example(path, 'answer', answer));
+    },
+  );
+
+  it('answers a dry run with its example when asked for it', async () => {
+    for (const path of ['/v1/tasks/bulk-update', '/v1/tasks/bulk-delete']) {
+      const response = await post(path, example(path, 'request', 'dryRun'), {
+        Prefer: 'example=dryRun',
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual(example(path, 'answer', 'dryRun'));
+    }
+  });
+
+  it.each(operations)(
+    "in 2026-11-28, POST %s is the service's 405, with Allow",
+    async (path, request) => {
+      const body = JSON.stringify(example(path, 'request', request));
+      const headers = {
+        'Content-Type': 'application/json',
+        'X-Request-Id': 'mock-parity',
+        'Api-Version': '2026-11-28',
+      };
+      const fromMock = await fetch(url + path, {
+        method: 'POST',
+        headers: { ...headers, Authorization: 'Bearer any' },
+        body,
+      });
+      const fromService = await service.send('POST', path, { key, headers, body });
+      expect(fromMock.status).toBe(405);
+      expect({
+        status: fromMock.status,
+        allow: fromMock.headers.get('allow'),
+        version: fromMock.headers.get('api-version'),
+        problem: await fromMock.json(),
+      }).toEqual({
+        status: fromService.status,
+        allow: fromService.headers.get('allow'),
+        version: fromService.headers.get('api-version'),
+        problem: fromService.json,
+      });
+    },
+  );
+
+  it("answers a path no version has with the service's 404", async () => {
+    const fromMock = await fetch(`${url}/v1/tasks/search/all`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer any', 'X-Request-Id': 'mock-parity' },
+    });
+    const fromService = await service.send('POST', '/v1/tasks/search/all', {
+      key,
+      headers: { 'X-Request-Id': 'mock-parity' },
+    });
+    expect(fromMock.status).toBe(404);
+    expect(await fromMock.json()).toEqual(fromService.json);
   });
 });

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { MatchersV3, PactV3 } from '@pact-foundation/pact';
-import { createClient, ProblemError, type ApiVersion } from '@task-tracker/client';
+import { createClient, ProblemError, type ApiVersion, type TaskFilter } from '@task-tracker/client';
 
 const { eachLike, fromProviderState, integer, like, regex, uuid } = MatchersV3;
 
@@ -138,6 +138,129 @@ test('in 2026-12-15, tasks.update cancels a task and reads its completed_at', as
     const kit = createClient({ baseUrl: mock.url, apiKey: 'any-key', apiVersion: '2026-12-15' });
     const cancelled = await kit.tasks.update(someId, { status: 'cancelled' });
     expect([cancelled.status, typeof cancelled.completed_at]).toEqual(['cancelled', 'string']);
+  });
+});
+
+/** A bulk change as the kit sends it: in 2026-12-15, with an Idempotency-Key made for the call. */
+const bulkHeaders = {
+  ...sentBy('2026-12-15'),
+  'Content-Type': 'application/json',
+  'Idempotency-Key': regex('^\\S+$', '0193a5b3-0000-7000-8000-00000000beef'),
+};
+/** Ben's overdue tasks of high priority or above on 2026-12-01 (the state's first two). */
+const overdue: TaskFilter = {
+  all: [
+    { assignee: { eq: 'ben' } },
+    { priority: { gte: 'high' } },
+    { due_on: { lt: '2026-12-01' } },
+    { status: { in: ['pending', 'in_progress'] } },
+  ],
+};
+const plannedTasks = ['tasks with labels and due dates exist', { assignee: 'ben' }] as const;
+const newestClient = (url: string) =>
+  createClient({ baseUrl: url, apiKey: 'any-key', apiVersion: '2026-12-15' });
+
+test('in 2026-12-15, tasks.search walks the tasks a filter matches', async () => {
+  pact
+    .given(...plannedTasks)
+    .uponReceiving('the kit in 2026-12-15 searches the overdue tasks of high priority')
+    .withRequest({
+      method: 'POST',
+      path: '/v1/tasks/search',
+      headers: { ...sentBy('2026-12-15'), 'Content-Type': 'application/json' },
+      body: { filter: overdue, sort: 'created_at' },
+    })
+    .willRespondWith({
+      status: 200,
+      headers: { ...json, 'Api-Version': '2026-12-15' },
+      body: {
+        data: [
+          { ...task('pending'), priority: 'urgent', due_on: '2026-11-20', assignee: 'ben' },
+          { ...task('in_progress'), priority: 'high', due_on: '2026-11-25', assignee: 'ben' },
+        ],
+        next_cursor: null,
+      },
+    });
+  await pact.executeTest(async (mock) => {
+    const found = await newestClient(mock.url)
+      .tasks.search(overdue, { sort: 'created_at' })
+      .toArray({ max: 10 });
+    expect(found.map((each) => [each.priority, each.due_on])).toEqual([
+      ['urgent', '2026-11-20'],
+      ['high', '2026-11-25'],
+    ]);
+  });
+});
+
+test('in 2026-12-15, tasks.bulkUpdate previews a change by filter with dry_run', async () => {
+  pact
+    .given(...plannedTasks)
+    .uponReceiving('the kit in 2026-12-15 previews starting the overdue tasks')
+    .withRequest({
+      method: 'POST',
+      path: '/v1/tasks/bulk-update',
+      headers: bulkHeaders,
+      body: { filter: overdue, changes: { status: 'in_progress' }, dry_run: true },
+    })
+    .willRespondWith({
+      status: 200,
+      headers: json,
+      body: { matched: 2, changed: 1, task_ids: eachLike(uuid(someId), 1), dry_run: true },
+    });
+  await pact.executeTest(async (mock) => {
+    const preview = await newestClient(mock.url).tasks.bulkUpdate({
+      filter: overdue,
+      changes: { status: 'in_progress' },
+      dryRun: true,
+    });
+    expect([preview.matched, preview.changed, preview.dry_run]).toEqual([2, 1, true]);
+  });
+});
+
+test('in 2026-12-15, tasks.bulkUpdate and bulkDelete change tasks by id', async () => {
+  const [second, fourth] = [someId, '0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d'];
+  pact
+    .given(...plannedTasks)
+    .uponReceiving('the kit in 2026-12-15 labels two tasks by id')
+    .withRequest({
+      method: 'POST',
+      path: '/v1/tasks/bulk-update',
+      headers: bulkHeaders,
+      body: {
+        task_ids: [
+          fromProviderState('${task_id_2}', second),
+          fromProviderState('${task_id_4}', fourth),
+        ],
+        changes: { labels_add: ['release'] },
+        dry_run: false,
+      },
+    })
+    .willRespondWith({
+      status: 200,
+      headers: json,
+      body: { matched: 2, changed: 2, task_ids: eachLike(uuid(someId), 2), dry_run: false },
+    });
+  pact
+    .given(...plannedTasks)
+    .uponReceiving('the kit in 2026-12-15 deletes a task by id')
+    .withRequest({
+      method: 'POST',
+      path: '/v1/tasks/bulk-delete',
+      headers: bulkHeaders,
+      body: { task_ids: [fromProviderState('${task_id_4}', fourth)], dry_run: false },
+    })
+    .willRespondWith({
+      status: 200,
+      headers: json,
+      body: { matched: 1, changed: 1, task_ids: [uuid(fourth)], dry_run: false },
+    });
+  await pact.executeTest(async (mock) => {
+    const kit = newestClient(mock.url);
+    const [labelled, deleted] = await Promise.all([
+      kit.tasks.bulkUpdate({ task_ids: [second, fourth], changes: { labels_add: ['release'] } }),
+      kit.tasks.bulkDelete({ task_ids: [fourth] }),
+    ]);
+    expect([labelled.changed, deleted.task_ids]).toEqual([2, [fourth]]);
   });
 });
 

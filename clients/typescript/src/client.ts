@@ -17,14 +17,24 @@ import {
   retryingFetch,
   type RetryPolicy,
 } from './retry';
-import type { Project, Task, TypedEvent, WebhookDelivery, WebhookEndpoint } from './types';
+import type {
+  Project,
+  Task,
+  TaskBulkResult,
+  TaskFilter,
+  TypedEvent,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from './types';
 import {
   chooseApiVersion,
+  isPlanningVersion,
   type ApiVersion,
   type ComponentsOf,
   type DefaultApiVersion,
   type NewestApiVersion,
   type PathsOf,
+  type PlanningVersion,
 } from './versions';
 
 type Schemas<V extends ApiVersion> = ComponentsOf<V>['schemas'];
@@ -103,6 +113,59 @@ export interface FeedPage<V extends ApiVersion = DefaultApiVersion> {
   has_more: boolean;
 }
 
+/** A search's order (`sort`, as the lists'; `created_at` when absent) and its page size (`limit`). */
+export type SearchOptions<V extends PlanningVersion = NewestApiVersion> = Omit<
+  Schemas<V>['TaskSearch'],
+  'filter' | 'cursor'
+>;
+/**
+ * The tasks of a bulk call, by `filter` or by `task_ids` (exactly one of the two; at most 1,000
+ * either way), and `dryRun`: when true, nothing changes and the answer says what would.
+ */
+export type BulkTasks<V extends PlanningVersion = NewestApiVersion> = (
+  | { filter: TaskFilter<V>; task_ids?: never }
+  | { task_ids: Schemas<V>['TaskIdList']; filter?: never }
+) & { dryRun?: boolean };
+/** A bulk update: its tasks and the `changes` each gets (`status`, `priority`, `labels_add`, …). */
+export type BulkUpdate<V extends PlanningVersion = NewestApiVersion> = BulkTasks<V> & {
+  changes: Schemas<V>['TaskBulkChanges'];
+};
+
+/** The methods a client has in a version whose document has the search and bulk changes. */
+export interface PlanningMethods<V extends PlanningVersion = NewestApiVersion> {
+  /** Every task of the tenant's projects that `filter` matches, in `sort` order, as an async iterable that pages on its own. */
+  search(filter: TaskFilter<V>, options?: SearchOptions<V>): Paginator<Task<V>>;
+  /** The same `changes` to every task matched or named, all or nothing, with one Idempotency-Key on every attempt; `dryRun` changes nothing and says what would change. */
+  bulkUpdate(request: BulkUpdate<V>, options?: CreateOptions): KitPromise<TaskBulkResult<V>>;
+  /** Deletes every task matched or named, all or nothing, with one Idempotency-Key on every attempt; `dryRun` deletes nothing and says what would be. */
+  bulkDelete(request: BulkTasks<V>, options?: CreateOptions): KitPromise<TaskBulkResult<V>>;
+}
+
+/** A client's methods of tasks in version `V`: those of every version, and the planning ones where `V` has them. */
+export type TaskMethods<V extends ApiVersion = DefaultApiVersion> = EveryVersionTaskMethods<V> &
+  (V extends PlanningVersion ? PlanningMethods<V> : unknown);
+
+/** The methods of tasks every version has. */
+export interface EveryVersionTaskMethods<V extends ApiVersion = DefaultApiVersion> {
+  /** Creates a task in a project, with one Idempotency-Key on every attempt (yours, or one made for the call). */
+  create(body: Schemas<V>['TaskCreate'], options?: CreateOptions): KitPromise<Task<V>>;
+  /** Reads a task; with `ifNoneMatch` (a copy the kit returned, or its ETag), an unchanged one is not sent again. */
+  get: Read<Task<V>>;
+  /** Changes a task (its status, title, …); with `ifMatch`, only if nobody changed it since (412 otherwise). */
+  update(
+    taskId: string,
+    body: Schemas<V>['TaskUpdate'],
+    options?: ChangeOptions,
+  ): KitPromise<Task<V>>;
+  /** Deletes a task: `'deleted'`, or `'deleted or already absent'` when a retry after a lost answer found nothing. */
+  delete(taskId: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
+  /** A project's tasks, filtered and sorted by `query`, as an async iterable that pages on its own. */
+  list(
+    projectId: string,
+    query?: Omit<Query<V, '/v1/projects/{project_id}/tasks'>, 'cursor'>,
+  ): Paginator<Task<V>>;
+}
+
 /**
  * The resources' methods of a client in version `V`: what they take and answer is that version's.
  * Each line of doc here is the package README's line for the method (scripts/generate-client-readme.js).
@@ -124,25 +187,8 @@ export interface Resources<V extends ApiVersion = DefaultApiVersion> {
     /** The tenant's projects, as an async iterable that pages on its own. */
     list(query?: Omit<Query<V, '/v1/projects'>, 'cursor'>): Paginator<Project<V>>;
   };
-  tasks: {
-    /** Creates a task in a project, with one Idempotency-Key on every attempt (yours, or one made for the call). */
-    create(body: Schemas<V>['TaskCreate'], options?: CreateOptions): KitPromise<Task<V>>;
-    /** Reads a task; with `ifNoneMatch` (a copy the kit returned, or its ETag), an unchanged one is not sent again. */
-    get: Read<Task<V>>;
-    /** Changes a task (its status, title, …); with `ifMatch`, only if nobody changed it since (412 otherwise). */
-    update(
-      taskId: string,
-      body: Schemas<V>['TaskUpdate'],
-      options?: ChangeOptions,
-    ): KitPromise<Task<V>>;
-    /** Deletes a task: `'deleted'`, or `'deleted or already absent'` when a retry after a lost answer found nothing. */
-    delete(taskId: string, options?: ChangeOptions): KitPromise<DeleteOutcome>;
-    /** A project's tasks, filtered and sorted by `query`, as an async iterable that pages on its own. */
-    list(
-      projectId: string,
-      query?: Omit<Query<V, '/v1/projects/{project_id}/tasks'>, 'cursor'>,
-    ): Paginator<Task<V>>;
-  };
+  /** In `2026-12-15` also `search`, `bulkUpdate` and `bulkDelete`; in `2026-11-28` neither its type nor the client has them. */
+  tasks: TaskMethods<V>;
   events: {
     /** One page of the feed, as the service answers it. */
     page(query?: Query<V, '/v1/events'>): Promise<FeedPage<V>>;
@@ -210,8 +256,12 @@ export function createClient<V extends ApiVersion = DefaultApiVersion>(
     fetch: retryingFetch(policy, baseFetch),
   });
   // The methods are the same in every version but for the types: written (and type-checked)
-  // against the newest version's paths, and typed for the client's by Resources<V>.
-  const resources = resourcesOf(api as unknown as Client<PathsOf<NewestApiVersion>>);
+  // against the newest version's paths, and typed for the client's by Resources<V>; a version
+  // without the search and bulk changes has no such methods.
+  const resources = resourcesOf(
+    api as unknown as Client<PathsOf<NewestApiVersion>>,
+    isPlanningVersion(apiVersion) ? retryingFetch(policy, baseFetch, true) : undefined,
+  );
   return { ...api, ...(resources as unknown as Resources<V>) };
 }
 
@@ -228,8 +278,14 @@ function given(value: string | undefined, option: string, variable: string, what
 
 type Newest = NewestApiVersion;
 
-/** The resources' methods, over the typed paths of the newest version. */
-function resourcesOf(api: Client<PathsOf<Newest>>): Resources<Newest> {
+/**
+ * The resources' methods, over the typed paths of the newest version; the planning methods of
+ * tasks only with `readingFetch`, the fetch a search (a read sent as a POST) is retried by.
+ */
+function resourcesOf(
+  api: Client<PathsOf<Newest>>,
+  readingFetch?: (request: Request) => Promise<Response>,
+): Resources<Newest> {
   /**
    * The data of a successful answer (a project's or task's ETag remembered with it), or the
    * answer's problem thrown; `unchanged` answers a 304.
@@ -350,6 +406,33 @@ function resourcesOf(api: Client<PathsOf<Newest>>): Resources<Newest> {
       ),
   };
 
+  const bulkBody = ({ dryRun, ...tasks }: BulkTasks<Newest>) => ({
+    ...tasks,
+    dry_run: dryRun ?? false,
+  });
+  const planning = (fetchToRead: typeof readingFetch): PlanningMethods<Newest> => ({
+    search: (filter, options = {}) =>
+      paginate((cursor) =>
+        answer(
+          api.POST('/v1/tasks/search', {
+            body: { ...options, filter, cursor },
+            fetch: fetchToRead,
+          }),
+        ),
+      ),
+    bulkUpdate: ({ changes, ...tasks }, o) =>
+      answer(
+        api.POST('/v1/tasks/bulk-update', {
+          body: { ...bulkBody(tasks), changes },
+          params: { header: keyed(o) },
+        }),
+      ),
+    bulkDelete: (tasks, o) =>
+      answer(
+        api.POST('/v1/tasks/bulk-delete', { body: bulkBody(tasks), params: { header: keyed(o) } }),
+      ),
+  });
+
   const readFeedPage = (query: Query<Newest, '/v1/events'>, signal?: AbortSignal) =>
     answer(api.GET('/v1/events', { params: { query }, signal })) as Promise<FeedPage<Newest>>;
   const events = {
@@ -420,5 +503,11 @@ function resourcesOf(api: Client<PathsOf<Newest>>): Resources<Newest> {
       ),
   };
 
-  return { projects, tasks, events, webhookEndpoints };
+  return {
+    projects,
+    // Without them for a version that lacks them, as TaskMethods<V> types that version's client.
+    tasks: (readingFetch ? { ...tasks, ...planning(readingFetch) } : tasks) as TaskMethods<Newest>,
+    events,
+    webhookEndpoints,
+  };
 }

@@ -11,6 +11,12 @@ export {
   type ReadOptions,
   type Resources,
   type TaskTrackerClient,
+  type TaskMethods,
+  type EveryVersionTaskMethods,
+  type PlanningMethods,
+  type SearchOptions,
+  type BulkTasks,
+  type BulkUpdate,
 } from './client';
 export {
   apiVersions,
@@ -20,6 +26,7 @@ export {
   type DefaultApiVersion,
   type NewestApiVersion,
   type PathsOf,
+  type PlanningVersion,
   type Versions,
 } from './versions';
 import type { ComponentsOf, DefaultApiVersion, PathsOf } from './versions';
@@ -44,6 +51,8 @@ export type {
   EventType,
   Project,
   Task,
+  TaskBulkResult,
+  TaskFilter,
   TypedEvent,
   WebhookDelivery,
   WebhookEndpoint,

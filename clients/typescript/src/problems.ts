@@ -27,6 +27,7 @@ export const problemTypes = [
   'unknown-event',
   'idempotency-key-reused',
   'limit-reached',
+  'too-many-tasks',
   'headers-too-large',
   'rate-limited',
   'internal-error',

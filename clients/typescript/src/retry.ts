@@ -5,7 +5,8 @@
  *   Idempotency-Key still runs) is retried for any request;
  * - a lost answer (a network error or a timeout) and 503 (the change may or may not have been
  *   made) are retried only for reads, for POSTs that carry an Idempotency-Key (the service replays
- *   the first answer), for a PATCH or DELETE with If-Match, and for a DELETE.
+ *   the first answer), for a PATCH or DELETE with If-Match, and for a DELETE; a search, a read
+ *   sent as a POST, goes through a fetch made with `reads` and is retried as a read.
  * The key is the request's own, sent again on every attempt: the kit's calls give one to every
  * POST the document lets carry one (client.ts), so no list of paths is kept here.
  * After a lost answer a retry's refusal may be the first attempt's own doing, so it is told as
@@ -55,8 +56,14 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** What kind of request this is, for what may be retried. */
-export function requestKind(request: Request): {
+/**
+ * What kind of request this is, for what may be retried. `reads` marks a POST that changes
+ * nothing (a search), which is retried as a GET is.
+ */
+export function requestKind(
+  request: Request,
+  reads = false,
+): {
   keyed: boolean;
   survivesLostAnswer: boolean;
   isDelete: boolean;
@@ -65,6 +72,7 @@ export function requestKind(request: Request): {
   const keyed = request.method === 'POST' && request.headers.has('idempotency-key');
   const conditional = request.headers.has('if-match');
   const survivesLostAnswer =
+    reads ||
     request.method === 'GET' ||
     request.method === 'HEAD' ||
     keyed ||
@@ -117,14 +125,14 @@ export class AnswerLostError extends Error {
   override readonly name = 'AnswerLostError';
   /** Whether the service handled the request is not known. */
   readonly outcomeUnknown = true;
-  constructor(request: Request, cause: unknown, retried: boolean) {
+  constructor(request: Request, cause: unknown, retried: boolean, reads = false) {
     const { pathname } = new URL(request.url);
     const why =
       cause instanceof Error
         ? (cause.cause instanceof Error ? cause.cause : cause).message
         : String(cause);
     super(
-      request.method === 'GET' || request.method === 'HEAD'
+      reads || request.method === 'GET' || request.method === 'HEAD'
         ? `No answer to ${request.method} ${pathname} (${why})${retried ? ' after every retry' : ''}.`
         : `The answer to ${request.method} ${pathname} was lost (${why})${retried ? ' on every retry' : ''}: whether the service made the change is unknown. ${
             request.method === 'PATCH' && !retried
@@ -224,13 +232,17 @@ export function newIdempotencyKey(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** A fetch that bounds each attempt and retries as the policy above says. */
+/**
+ * A fetch that bounds each attempt and retries as the policy above says; with `reads`, for the
+ * calls that read by POST (a search), every request it sends is retried as a read.
+ */
 export function retryingFetch(
   policy: RetryPolicy,
   fetchImpl: (request: Request) => Promise<Response>,
+  reads = false,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
-    const kind = requestKind(request);
+    const kind = requestKind(request, reads);
     let answerLost = false;
     for (let retry = 0; ; retry++) {
       const timeout = AbortSignal.timeout(policy.timeoutMs + heldForMs(request));
@@ -243,7 +255,7 @@ export function retryingFetch(
         // The caller's own abort ends the call; a timeout or a network error is a lost answer.
         if (request.signal?.aborted) throw error;
         if (!kind.survivesLostAnswer || retry >= policy.maxRetries)
-          throw new AnswerLostError(request, error, kind.survivesLostAnswer);
+          throw new AnswerLostError(request, error, kind.survivesLostAnswer, reads);
         answerLost = true;
         await sleep(backoffMs(retry, policy), request.signal);
         continue;

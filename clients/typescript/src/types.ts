@@ -4,7 +4,13 @@
  * argument each is the default version's, `2026-11-28` (the version a client is in when its
  * program names none), as they were before versions: `Task` is `Task<'2026-11-28'>`.
  */
-import type { ApiVersion, ComponentsOf, DefaultApiVersion } from './versions';
+import type {
+  ApiVersion,
+  ComponentsOf,
+  DefaultApiVersion,
+  NewestApiVersion,
+  PlanningVersion,
+} from './versions';
 
 type Schemas<V extends ApiVersion> = ComponentsOf<V>['schemas'];
 /** A project, as version `V` (default `2026-11-28`) answers it. */
@@ -19,6 +25,28 @@ export type WebhookEndpoint<V extends ApiVersion = DefaultApiVersion> =
   Schemas<V>['WebhookEndpoint'];
 export type WebhookDelivery<V extends ApiVersion = DefaultApiVersion> =
   Schemas<V>['WebhookDelivery'];
+
+type KeysOfAny<U> = U extends unknown ? keyof U : never;
+/** Each member of `U` with every other member's keys forbidden: exactly one member's keys. */
+type OneOf<U, Keys extends PropertyKey = KeysOfAny<U>> = U extends unknown
+  ? U & { [K in Exclude<Keys, keyof U>]?: never }
+  : never;
+type Combinator = { all: unknown } | { any: unknown } | { not: unknown };
+
+/**
+ * A filter of tasks in version `V` (`2026-12-15`, the first that has one), the document's
+ * `TaskFilter`: a misspelt field or operator, a value outside its schema, or two fields in one
+ * object is a compile error where it is written. `{ all: [{ priority: { gte: 'high' } }, …] }`.
+ */
+export type TaskFilter<V extends PlanningVersion = NewestApiVersion> = OneOf<
+  | { all: TaskFilter<V>[] }
+  | { any: TaskFilter<V>[] }
+  | { not: TaskFilter<V> }
+  | Exclude<Schemas<V>['TaskFilter'], Combinator>
+>;
+/** What a bulk change matched and changed (for a dry run: would change), as version `V` answers it. */
+export type TaskBulkResult<V extends PlanningVersion = NewestApiVersion> =
+  Schemas<V>['TaskBulkResult'];
 
 /** `webhook_endpoint` → `WebhookEndpoint`: a resource, as the document names its schema. */
 type SchemaName<S extends string> = S extends `${infer Head}_${infer Tail}`

@@ -35,6 +35,20 @@ export type PathsOf<V extends ApiVersion> = Versions[V]['paths'];
 /** A version's components: `ComponentsOf<'2026-12-15'>['schemas']['Task']`. */
 export type ComponentsOf<V extends ApiVersion> = Versions[V]['components'];
 
+/**
+ * The versions whose documents have the search and the bulk changes of tasks (`2026-12-15` on):
+ * a client in one of these has `tasks.search`, `tasks.bulkUpdate` and `tasks.bulkDelete`, in its
+ * type and at run time; one in another version has neither.
+ */
+export type PlanningVersion = {
+  [V in ApiVersion]: '/v1/tasks/search' extends keyof PathsOf<V> ? V : never;
+}[ApiVersion];
+export const planningVersions = ['2026-12-15'] as const satisfies readonly PlanningVersion[];
+
+export function isPlanningVersion(version: ApiVersion): version is PlanningVersion {
+  return (planningVersions as readonly ApiVersion[]).includes(version);
+}
+
 export function isApiVersion(value: unknown): value is ApiVersion {
   return (apiVersions as readonly unknown[]).includes(value);
 }
@@ -63,3 +77,8 @@ export function chooseApiVersion(apiVersion: string | undefined): ApiVersion {
 // compile-time check: a version missing from either list is the type of this constant).
 type Unmatched = Exclude<ApiVersion, keyof Versions> | Exclude<keyof Versions, ApiVersion>;
 export const everyVersionIsTyped: [Unmatched] extends [never] ? true : Unmatched = true;
+
+// The run-time list of planning versions is the typed one: a version whose document has the
+// search but is missing from planningVersions is the type of this constant.
+type Unlisted = Exclude<PlanningVersion, (typeof planningVersions)[number]>;
+export const everyPlanningVersionIsListed: [Unlisted] extends [never] ? true : Unlisted = true;
