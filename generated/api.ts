@@ -152,6 +152,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/search": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the tenant's tasks
+         * @description The tasks of every project of the tenant that match `filter` (a `TaskFilter`), a page at
+         *     a time, ordered by `sort` with ties broken by id, with keyset paging as the lists have:
+         *     pass `next_cursor` back as `cursor`, with the same `filter` and `sort`, until it is
+         *     `null`. A search changes nothing: a read-only key may make it, and it takes no
+         *     `Idempotency-Key`. A filter whose shape is wrong (nested more than 3 combinators deep,
+         *     more than 50 conditions, an unknown field or operator, two fields in one object, a word of
+         *     `text` shorter than 3 characters, a day that does not exist) is a `400` whose `errors`
+         *     point to the place, such as `/filter/all/2/labels/has`.
+         */
+        post: operations["searchTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tasks/{task_id}": {
         parameters: {
             query?: never;
@@ -695,6 +732,296 @@ export interface components {
             data: components["schemas"]["Task"][];
             /** @description Pass it as `cursor` for the next page; `null` on the last page. */
             next_cursor: string | null;
+        };
+        /**
+         * @description Which tasks: an object that is exactly one of a combinator (`all` or `any`, a list of
+         *     filters, or `not`, a filter), one field with one or more operators, all of which must
+         *     hold (`{"priority": {"gte": "high"}}`), or `text`. Combinators nest at most 3 deep, and a
+         *     filter has at most 50 conditions (each operator is one). Labels compare by case fold;
+         *     `due_on`'s comparisons never match a task without one (`is_null` finds those);
+         *     `created_at` and `updated_at` take a `Timestamp`.
+         * @example {
+         *       "all": [
+         *         {
+         *           "status": {
+         *             "in": [
+         *               "pending",
+         *               "in_progress"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "any": [
+         *             {
+         *               "priority": {
+         *                 "gte": "high"
+         *               }
+         *             },
+         *             {
+         *               "due_on": {
+         *                 "lt": "2026-12-01"
+         *               }
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "not": {
+         *             "labels": {
+         *               "has": "blocked"
+         *             }
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        TaskFilter: components["schemas"]["TaskFilterAll"] | components["schemas"]["TaskFilterAny"] | components["schemas"]["TaskFilterNot"] | components["schemas"]["TaskFilterProjectId"] | components["schemas"]["TaskFilterStatus"] | components["schemas"]["TaskFilterPriority"] | components["schemas"]["TaskFilterAssignee"] | components["schemas"]["TaskFilterLabels"] | components["schemas"]["TaskFilterDueOn"] | components["schemas"]["TaskFilterCreatedAt"] | components["schemas"]["TaskFilterUpdatedAt"] | components["schemas"]["TaskFilterText"];
+        /**
+         * @description Every filter of the list holds.
+         * @example {
+         *       "all": [
+         *         {
+         *           "status": {
+         *             "in": [
+         *               "pending"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "assignee": {
+         *             "eq": "ana@example.com"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        TaskFilterAll: {
+            all: components["schemas"]["TaskFilter"][];
+        };
+        /**
+         * @description At least one filter of the list holds.
+         * @example {
+         *       "any": [
+         *         {
+         *           "priority": {
+         *             "in": [
+         *               "urgent"
+         *             ]
+         *           }
+         *         },
+         *         {
+         *           "labels": {
+         *             "has": "incident"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        TaskFilterAny: {
+            any: components["schemas"]["TaskFilter"][];
+        };
+        /**
+         * @description The filter does not hold.
+         * @example {
+         *       "not": {
+         *         "status": {
+         *           "in": [
+         *             "done",
+         *             "cancelled"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
+        TaskFilterNot: {
+            not: components["schemas"]["TaskFilter"];
+        };
+        /**
+         * @example {
+         *       "project_id": {
+         *         "in": [
+         *           "0193a5b2-7c3e-7d41-9a6b-2f1e4c8d9a01"
+         *         ]
+         *       }
+         *     }
+         */
+        TaskFilterProjectId: {
+            project_id: {
+                /** @description The task is in one of these projects. */
+                in?: components["schemas"]["Uuid"][];
+            };
+        };
+        /**
+         * @example {
+         *       "status": {
+         *         "in": [
+         *           "pending",
+         *           "in_progress"
+         *         ]
+         *       }
+         *     }
+         */
+        TaskFilterStatus: {
+            status: {
+                /** @description The task is in one of these states. */
+                in?: components["schemas"]["TaskStatus"][];
+            };
+        };
+        /**
+         * @example {
+         *       "priority": {
+         *         "gte": "high"
+         *       }
+         *     }
+         */
+        TaskFilterPriority: {
+            priority: {
+                /** @description The task has one of these priorities. */
+                in?: components["schemas"]["TaskPriority"][];
+                /** @description The task's priority is this one or above, in the order `none` < `low` < `medium` < `high` < `urgent`. */
+                gte?: components["schemas"]["TaskPriority"];
+                /** @description The task's priority is this one or below. */
+                lte?: components["schemas"]["TaskPriority"];
+            };
+        };
+        /**
+         * @example {
+         *       "assignee": {
+         *         "eq": "ana@example.com"
+         *       }
+         *     }
+         */
+        TaskFilterAssignee: {
+            assignee: {
+                /** @description The task's assignee is exactly this one (compared as written). */
+                eq?: string;
+                /** @description The task's assignee is one of these. */
+                in?: string[];
+                /** @description `true`: the task has no assignee; `false`: it has one. */
+                is_null?: boolean;
+            };
+        };
+        /**
+         * @example {
+         *       "labels": {
+         *         "has_any": [
+         *           "launch",
+         *           "marketing"
+         *         ]
+         *       }
+         *     }
+         */
+        TaskFilterLabels: {
+            /** @description Labels compare by their case folds (`Ops` is `ops`). */
+            labels: {
+                /** @description The task has this label. */
+                has?: components["schemas"]["Label"];
+                /** @description The task has at least one of these labels. */
+                has_any?: components["schemas"]["Label"][];
+                /** @description The task has every one of these labels. */
+                has_all?: components["schemas"]["Label"][];
+                /** @description The task has none of these labels. */
+                has_none?: components["schemas"]["Label"][];
+            };
+        };
+        /**
+         * @example {
+         *       "due_on": {
+         *         "gte": "2026-12-01",
+         *         "lt": "2027-01-01"
+         *       }
+         *     }
+         */
+        TaskFilterDueOn: {
+            /** @description A comparison never matches a task without `due_on`; `is_null` finds those. */
+            due_on: {
+                lt?: components["schemas"]["FilterDate"];
+                lte?: components["schemas"]["FilterDate"];
+                gt?: components["schemas"]["FilterDate"];
+                gte?: components["schemas"]["FilterDate"];
+                /** @description `true`: the task has no `due_on`; `false`: it has one. */
+                is_null?: boolean;
+            };
+        };
+        /**
+         * @example {
+         *       "created_at": {
+         *         "gte": "2026-11-01T00:00:00.000Z"
+         *       }
+         *     }
+         */
+        TaskFilterCreatedAt: {
+            created_at: components["schemas"]["FilterMoments"];
+        };
+        /**
+         * @example {
+         *       "updated_at": {
+         *         "lt": "2026-11-01T00:00:00.000Z"
+         *       }
+         *     }
+         */
+        TaskFilterUpdatedAt: {
+            updated_at: components["schemas"]["FilterMoments"];
+        };
+        /**
+         * @example {
+         *       "text": "launch announcement"
+         *     }
+         */
+        TaskFilterText: {
+            /**
+             * @description The task's title or description contains every word of it. Words are runs of
+             *     letters and digits, compared by case fold as whole words, each at least 3 characters
+             *     long (a shorter one is a `400`).
+             */
+            text: string;
+        };
+        /**
+         * Format: date
+         * @description A day that exists, `YYYY-MM-DD`.
+         * @example 2026-12-01
+         */
+        FilterDate: string;
+        /**
+         * @example {
+         *       "gte": "2026-11-01T00:00:00.000Z",
+         *       "lt": "2026-12-01T00:00:00.000Z"
+         *     }
+         */
+        FilterMoments: {
+            /** @description Strictly before this moment. */
+            lt?: components["schemas"]["Timestamp"];
+            /** @description At this moment or after it. */
+            gte?: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @example {
+         *       "filter": {
+         *         "labels": {
+         *           "has": "launch"
+         *         }
+         *       },
+         *       "sort": "-created_at",
+         *       "limit": 20
+         *     }
+         */
+        TaskSearch: {
+            filter: components["schemas"]["TaskFilter"];
+            /**
+             * @description The order of the page, as the lists' `sort`; a leading `-` means newest first. Optional; when absent, `created_at`.
+             * @enum {string}
+             */
+            sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+            /**
+             * Format: int32
+             * @description The most tasks a page holds, 1 to 200; when absent, 50.
+             */
+            limit?: number;
+            /**
+             * @description The `next_cursor` of the previous page, as it was given, with the same `filter` and
+             *     `sort`. A cursor that cannot be decoded, or that was made for another `sort`, is a
+             *     `400`.
+             */
+            cursor?: string;
         };
         /**
          * @description What changed, and how.
@@ -2154,6 +2481,52 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableTask"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    searchTasks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskSearch"];
+            };
+        };
+        responses: {
+            /** @description A page of the tenant's tasks that match the filter. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

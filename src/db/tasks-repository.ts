@@ -5,7 +5,8 @@ import { UnknownProjectError } from '../errors';
 import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
 import type { EventLog } from './event-log';
-import { selectPage } from './keyset';
+import { selectPage, type KeysetOrder } from './keyset';
+import { searchWords, whereTaskFilter, type TaskFilter } from './task-filter';
 import { taskOrder, type TaskSort } from './task-order';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
@@ -26,6 +27,26 @@ type TaskListQuery = Omit<ListParameters, 'sort' | 'limit'> & {
   sort: TaskSort;
   limit: number;
 };
+
+type TaskSearchSort = NonNullable<components['schemas']['TaskSearch']['sort']>;
+
+interface TaskSearchQuery {
+  filter: TaskFilter;
+  sort: TaskSearchSort;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * A search's order as keyset.ts pages it. The lists' sorts by `due_on` and `priority` plug in
+ * here once keyset paging has them (the lists' order function), as the lists' `sort` does.
+ */
+function searchOrder(sort: TaskSearchSort): KeysetOrder {
+  return {
+    column: sort.replace('-', '') as KeysetOrder['column'],
+    descending: sort.startsWith('-'),
+  };
+}
 
 interface TaskRow {
   task_id: string;
@@ -151,6 +172,17 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     );
   };
 
+  /** The tokens of the task's words for the full-text indexes (task-filter/words.ts), with it. */
+  const writeSearchWords = async (write: WriteContext, task: Task, existed: boolean) => {
+    const row = { task_id: task.task_id, search_words: searchWords(task.title, task.description) };
+    await write.trx.later(
+      (existed
+        ? knex('task_search_words').where('task_id', task.task_id).update(row)
+        : knex('task_search_words').insert(row)
+      ).toSQL(),
+    );
+  };
+
   return translatingErrors({
     /** Adds a pending task; UnknownProjectError when the tenant has no such project. */
     async create(
@@ -187,6 +219,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       });
       const created = versioned(row);
       await writeLabelFolds(write, row.task_id, created.value.labels);
+      await writeSearchWords(write, created.value, false);
       await events.record(write, {
         tenantId,
         type: 'task.created',
@@ -231,7 +264,35 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       return { data: rows.map(toTask), next_cursor: nextCursor };
     },
 
-    /** As recordedChanges' update; `labels` replaces the set, and the folds with it. */
+    /**
+     * A page of the tenant's tasks, across its projects, that match the filter (checked by
+     * checkTaskFilter); keyset paging as the project's list has.
+     */
+    async search(tenantId: string, query: TaskSearchQuery): Promise<TaskPage> {
+      const { filter, sort, limit, cursor } = query;
+      const { rows, nextCursor } = await selectPage<TaskRow>({
+        db: knex,
+        table: 'tasks',
+        idColumn: 'task_id',
+        scope: (q) =>
+          whereTaskFilter(
+            q.whereIn(
+              'tasks.project_id',
+              knex('projects').select('project_id').where('tenant_id', tenantId),
+            ),
+            filter,
+          ),
+        order: searchOrder(sort),
+        limit,
+        cursor,
+      });
+      return { data: rows.map(toTask), next_cursor: nextCursor };
+    },
+
+    /**
+     * As recordedChanges' update; `labels` replaces the set, and the folds with it; a new title
+     * or description, the words.
+     */
     async update(
       tenantId: string,
       taskId: string,
@@ -244,6 +305,8 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         await write.trx.later(knex('task_labels').where('task_id', taskId).delete().toSQL());
         await writeLabelFolds(write, taskId, after.value.labels);
       }
+      if (after !== undefined && (update.title !== undefined || update.description !== undefined))
+        await writeSearchWords(write, after.value, true);
       return after;
     },
 

@@ -46,7 +46,13 @@ type OperationsOf<Methods extends string> = {
 type OperationTypesOf<Methods extends string> = NonNullable<
   { [P in keyof paths]: paths[P][Methods & keyof paths[P]] }[keyof paths]
 >;
-type WriteOperationId = OperationsOf<ChangingMethod>;
+/**
+ * Operations that POST what is too structured for a query string (a search's filter) and change
+ * nothing: reads, made outside the unit of work, with a read scope in the document.
+ */
+export const readingPosts = ['searchTasks'] as const satisfies readonly OperationId[];
+type ReadingPost = (typeof readingPosts)[number];
+type WriteOperationId = Exclude<OperationsOf<ChangingMethod>, ReadingPost>;
 
 /**
  * An operation is told by its shape in `paths`; one that would pass for both a change and a read
@@ -54,7 +60,7 @@ type WriteOperationId = OperationsOf<ChangingMethod>;
  */
 type Unclassified =
   | Extract<WriteOperationId, OperationsOf<ReadingMethod>>
-  | Exclude<OperationId, WriteOperationId | OperationsOf<ReadingMethod>>;
+  | Exclude<OperationId, WriteOperationId | OperationsOf<ReadingMethod> | ReadingPost>;
 export const everyOperationIsAChangeOrARead: [Unclassified] extends [never] ? true : Unclassified =
   true;
 

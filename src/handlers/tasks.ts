@@ -1,4 +1,5 @@
 import type { CoreRepositories } from '../db/repositories';
+import { checkTaskFilter } from '../db/task-filter';
 import type { Defaulted, OperationHandler, OperationInput } from './operation';
 import { found, replyWith } from './operation';
 import { versionedChanges } from './versioned-changes';
@@ -29,5 +30,16 @@ export function taskHandlers({ tasks }: CoreRepositories) {
     ),
   });
 
-  return { createTask, getTask, updateTask, deleteTask, listProjectTasks };
+  /** A read made by POST (its filter is no query string): outside the unit of work. */
+  const searchTasks: OperationHandler<'searchTasks'> = async ({ principal, body }) => ({
+    status: 200,
+    body: await tasks.search(principal.tenantId, {
+      filter: checkTaskFilter(body.filter, '/filter'),
+      sort: body.sort ?? 'created_at',
+      limit: body.limit ?? 50,
+      cursor: body.cursor,
+    }),
+  });
+
+  return { createTask, getTask, updateTask, deleteTask, listProjectTasks, searchTasks };
 }

@@ -12,7 +12,8 @@ import { answerDown, requestUp } from '../versions/migrate';
 import { versions, type SupportedVersion } from '../versions/versions';
 import type { HttpReply } from './http-reply';
 import { responseBodies, type WriteBody } from './response-bodies';
-import { installRouter } from './shims/routing';
+import { installRouter, type Routes } from './shims/routing';
+import { ProblemError } from '../errors';
 import { invalidRequest, validatingBackend, validInVersion } from './request-validation';
 
 /** The supported versions and the documents of those older than the newest, by version. */
@@ -37,6 +38,12 @@ export interface OlderVersions {
   /** Whether the version is older than the newest: only then is there anything to do. */
   isOlder(version: string | undefined): version is string;
   /**
+   * Refuses a request for an operation a newer version added, as the older version's document
+   * routes it: 405 with its `Allow` where that version has the path with other methods (`POST
+   * /v1/tasks/search` is `/v1/tasks/{task_id}` there), else 404.
+   */
+  refuseAdded(version: string, operationId: string, request: Request): void;
+  /**
    * Validates the request (as sent) against its version's document, then brings it up in place:
    * the request as sent and its parse, either of which the newest version's validation reads.
    */
@@ -52,14 +59,21 @@ export async function olderVersions(
   /** Whether the newest version's document takes the request as sent: the refusal then says so. */
   newestTakes: (sent: Request, operationId: string) => boolean = () => false,
 ): Promise<OlderVersions> {
-  const byVersion = new Map<string, { api: OpenAPIBackend; writeBody: WriteBody }>();
+  const byVersion = new Map<
+    string,
+    { api: OpenAPIBackend; routes: Routes; writeBody: WriteBody }
+  >();
   for (const [version, definition] of set.documents) {
     const api = await validatingBackend(definition);
     // The newest version's router: openapi-backend's own lists every operation again at each lookup.
-    installRouter(api);
+    const routes = installRouter(api);
     const problem = (api.definition.components!.schemas as Record<string, Record<string, unknown>>)
       .Problem;
-    byVersion.set(version, { api, writeBody: responseBodies(api.getOperations(), problem) });
+    byVersion.set(version, {
+      api,
+      routes,
+      writeBody: responseBodies(api.getOperations(), problem),
+    });
   }
   const of = (version: string) => {
     const found = byVersion.get(version);
@@ -69,6 +83,20 @@ export async function olderVersions(
   return {
     isOlder: (version): version is string =>
       version !== undefined && version !== set.registry[0].version,
+
+    refuseAdded(version, operationId, request) {
+      const { api, routes } = of(version);
+      if (api.getOperation(operationId) !== undefined) return;
+      const what = `${request.method.toUpperCase()} ${request.path}`;
+      const allowed = routes.allowedMethods(request);
+      if (allowed.length > 0)
+        throw new ProblemError(
+          'method-not-allowed',
+          `${request.path} has no ${request.method.toUpperCase()}; it has ${allowed.join(', ')}.`,
+          { headers: { Allow: allowed.join(', ') } },
+        );
+      throw new ProblemError('route-not-found', `There is no ${what}.`);
+    },
 
     bringUp(version, operationId, sent, parsed) {
       const { api } = of(version);

@@ -18,6 +18,7 @@ import { entityTag, stillCurrent } from '../handlers/entity-tags';
 import { operationHandlers, type HandlerParts } from '../handlers';
 import {
   changingMethods,
+  readingPosts,
   type OperationCheck,
   type OperationHandler,
   type OperationId,
@@ -52,9 +53,13 @@ function declaredHeaders(context: Context): Record<string, string | undefined> {
   return headers;
 }
 
-/** Whether the operation changes something, and so goes through the unit of work: by its method. */
+/**
+ * Whether the operation changes something, and so goes through the unit of work: by its method,
+ * but for the reads that POST a query (readingPosts).
+ */
 const changes = (context: Context) =>
-  (changingMethods as readonly string[]).includes(context.operation.method);
+  (changingMethods as readonly string[]).includes(context.operation.method) &&
+  !(readingPosts as readonly string[]).includes(context.operation.operationId!);
 
 function toOperationHandler<K extends OperationId>(
   handler: OperationHandler<K>,
@@ -232,6 +237,9 @@ export async function createOperationRouter({
         principal.apiVersion,
         supported,
       ));
+      // An operation a newer version added is answered as the request's version routes it.
+      if (older.isOlder(apiVersion))
+        older.refuseAdded(apiVersion, context.operation.operationId!, context.request);
       requireScope(context);
       requireDocumentedMediaType(context);
       context.request.requestBody = await exchange.readBody(

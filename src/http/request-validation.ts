@@ -7,7 +7,11 @@ import Ajv, { type ErrorObject, type Options as AjvOptions } from 'ajv';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, ValidationContext, type Document, type Operation } from 'openapi-backend';
 import { ProblemError } from '../errors';
-import { describeIssues, validationIssues, type FieldHints } from './validation-issues';
+import type { components } from '../../generated/api';
+import { taskFilterIssues } from '../db/task-filter';
+import { describeIssues, maxIssues, validationIssues, type FieldHints } from './validation-issues';
+
+type ValidationIssue = components['schemas']['ValidationIssue'];
 
 function customizeAjv(ajv: Ajv, options: AjvOptions, context: ValidationContext): Ajv {
   // Query parameters arrive as strings; `?status=done` once must still be an array of one.
@@ -54,14 +58,53 @@ export function invalidRequest(
   more = '',
 ): ProblemError {
   const hints = (operation as { 'x-field-hints'?: FieldHints })['x-field-hints'];
-  const { issues, notListed } = validationIssues(errors, hints);
+  const filters = filterIssues(errors);
+  const { issues, notListed } = validationIssues(filters.otherErrors, hints);
+  const room = Math.max(0, maxIssues - issues.length);
+  issues.push(...filters.issues.slice(0, room));
+  const unlisted = notListed + filters.notListed + Math.max(0, filters.issues.length - room);
   // The validator reads headers lower-cased: name them as the document does (`If-Match`).
   for (const issue of issues)
     if (issue.in === 'header') issue.name = documentedHeaderName(operation, issue.name!);
-  return new ProblemError('invalid-request', describeIssues(issues, notListed) + more, {
+  return new ProblemError('invalid-request', describeIssues(issues, unlisted) + more, {
     errors: issues,
-    errorsNotListed: notListed,
+    errorsNotListed: unlisted,
   });
+}
+
+/**
+ * A TaskFilter that breaks its schema fails every one of its `oneOf` parts, and ajv reports each:
+ * its own check (src/db/task-filter) says instead where the fault is. The schema marks itself
+ * with `x-task-filter`; the outermost failing filter is checked whole, and ajv's errors within it
+ * are dropped. Should the check find nothing (it never should), ajv's errors stand.
+ */
+function filterIssues(errors: ErrorObject[]) {
+  const filters = errors.filter(
+    (error) =>
+      error.keyword === 'oneOf' &&
+      (error.parentSchema as { 'x-task-filter'?: boolean } | undefined)?.['x-task-filter'] ===
+        true &&
+      error.instancePath.startsWith('/requestBody'),
+  );
+  const within = (path: string, outer: string) => path === outer || path.startsWith(outer + '/');
+  const inner = (path: string, outer: string) => path.startsWith(outer + '/');
+  const issues: ValidationIssue[] = [];
+  let notListed = 0;
+  const replaced: string[] = [];
+  for (const filter of filters) {
+    const path = filter.instancePath;
+    if (replaced.includes(path) || filters.some((other) => inner(path, other.instancePath)))
+      continue;
+    const found = taskFilterIssues(filter.data, path.slice('/requestBody'.length));
+    if (found.issues.length === 0) continue;
+    replaced.push(path);
+    issues.push(...found.issues);
+    notListed += found.notListed;
+  }
+  const otherErrors = errors.filter(
+    (error) => !replaced.some((path) => within(error.instancePath, path)),
+  );
+  return { issues, notListed, otherErrors };
 }
 
 /** Said after a refusal in an older version when the newest version takes the same request. */

@@ -7,6 +7,7 @@ import type { VersionChange } from './change';
 import { cancelledTasks } from './changes/cancelled-tasks';
 import { planningFields } from './changes/planning-fields';
 import { planningLists } from './changes/planning-lists';
+import { taskSearch } from './changes/task-search';
 import { webhookEndpointVersions } from './changes/webhook-endpoint-versions';
 
 export interface SupportedVersion {
@@ -28,7 +29,7 @@ export const versions: readonly SupportedVersion[] = [
     version: '2026-12-15',
     releasedOn: '2026-12-15',
     status: 'supported',
-    changes: [cancelledTasks, webhookEndpointVersions, planningFields, planningLists],
+    changes: [cancelledTasks, webhookEndpointVersions, planningFields, planningLists, taskSearch],
   },
   {
     // The contract of document 1.5.0, exactly as released: the interface's own version.

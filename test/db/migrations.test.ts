@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import { nowForDb } from '../../src/db/timestamps';
 import { migrateToLatest } from '../../src/db/migrate';
+import { searchWords, whereTaskFilter } from '../../src/db/task-filter';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
 let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
@@ -19,6 +20,7 @@ const tables = [
   'projects',
   'tasks',
   'task_labels',
+  'task_search_words',
   'idempotency_keys',
   'events',
   'event_sequences',
@@ -286,4 +288,61 @@ it('brings tasks made before the planning fields into them: priority none, no du
   await knex('task_labels').insert({ task_id, label_fold: 'ops' });
   await knex('tasks').where('task_id', task_id).delete();
   expect(await knex('task_labels').where('task_id', task_id)).toEqual([]);
+});
+
+it('fills the words of tasks made before TaskFilter text, and both indexes find them by it', async () => {
+  const name = '20261215090000-create-task-search-words';
+  await knex.migrate.down({ name });
+  expect(await knex.schema.hasTable('task_search_words')).toBe(false);
+  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
+  const at = '2026-12-10 10:00:00.000';
+  await knex('tenants').insert({ tenant_id, name: 'before-search', created_at: at });
+  await knex('projects').insert({
+    project_id,
+    tenant_id,
+    name: 'p',
+    description: '',
+    created_at: at,
+    updated_at: at,
+  });
+  // More than a batch of the migration's, so that it goes on after the first.
+  const texts: Array<[string, string | null]> = Array.from({ length: 230 }, (_, i) => [
+    `task number${i}`,
+    i % 3 === 0 ? null : `The and Straße ${i % 2 === 0 ? 'even' : 'odd'}`,
+  ]);
+  const ids: string[] = [];
+  for (const [title, description] of texts) {
+    const task_id = uuidv7();
+    ids.push(task_id);
+    await knex('tasks').insert({
+      task_id,
+      project_id,
+      title,
+      description,
+      status: 'pending',
+      created_at: at,
+      updated_at: at,
+    });
+  }
+
+  await knex.migrate.up({ name });
+  const rows = await knex('task_search_words').whereIn('task_id', ids).orderBy('task_id');
+  expect(rows.map((row: { search_words: string }) => row.search_words)).toEqual(
+    texts.map(([title, description]) => searchWords(title, description)),
+  );
+  const found = async (text: string) =>
+    (
+      await whereTaskFilter(knex('tasks').select('tasks.task_id').whereIn('tasks.task_id', ids), {
+        text,
+      })
+    ).length;
+  expect(await found('number229')).toBe(1);
+  expect(await found('task')).toBe(230);
+  // Stopwords and folds are words like any other.
+  expect(await found('THE and STRASSE')).toBe(153);
+  expect(await found('strasse even')).toBe(76);
+  // A task's words go with it.
+  await knex('tasks').whereIn('task_id', ids).delete();
+  expect(await knex('task_search_words').whereIn('task_id', ids)).toEqual([]);
+  expect(await found('task')).toBe(0);
 });

@@ -1,0 +1,15 @@
+/**
+ * TaskFilter (version 2026-12-15): its shape check, its evaluation in memory (a webhook
+ * subscription's) and in SQL (search, bulk changes, lists), which agree on every task.
+ */
+export {
+  checkTaskFilter,
+  taskFilterIssues,
+  InvalidFilterError,
+  maxConditions,
+  maxDepth,
+} from './shape';
+export type { TaskFilter } from './shape';
+export { taskMatches } from './matches';
+export { whereTaskFilter } from './sql';
+export { searchWords } from './words';

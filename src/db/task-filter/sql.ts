@@ -1,0 +1,119 @@
+/**
+ * A TaskFilter as SQL conditions on `tasks`, on MySQL and on SQLite: what search, bulk changes
+ * and lists share. Each condition is true or false for every row, never NULL (a comparison with a
+ * missing due date is false, so `not` of it is true), so that `not` means in SQL what it means in
+ * memory (matches.ts). Labels are found through task_labels' fold index, the priority by its
+ * rank, `text` through each database's full-text index of the words' tokens (words.ts).
+ */
+import type { Knex } from 'knex';
+import { labelFold, priorityRank } from '../task-planning';
+import { toDbTimestamp } from '../timestamps';
+import type { TaskFilter } from './shape';
+import { foldedWords, wordToken } from './words';
+
+type Where = Knex.QueryBuilder;
+
+/**
+ * Narrows a query over `tasks` (by that name) to the tasks that match the filter, which must have
+ * passed checkTaskFilter. The conditions are grouped: whatever else the query has stays ANDed.
+ */
+export function whereTaskFilter<Q extends Where>(query: Q, filter: TaskFilter): Q {
+  const mysql = query.client.config.client === 'mysql2';
+  return query.where((q) => condition(q, filter, mysql)) as Q;
+}
+
+function condition(q: Where, filter: TaskFilter, mysql: boolean): void {
+  const inner = (f: TaskFilter) => (w: Where) => condition(w, f, mysql);
+  if ('all' in filter) for (const f of filter.all) q.where(inner(f));
+  else if ('any' in filter) q.where((w) => filter.any.forEach((f) => w.orWhere(inner(f))));
+  else if ('not' in filter) q.whereNot(inner(filter.not));
+  else if ('project_id' in filter) {
+    if (filter.project_id.in) q.whereIn('tasks.project_id', filter.project_id.in);
+  } else if ('status' in filter) {
+    if (filter.status.in) q.whereIn('tasks.status', filter.status.in);
+  } else if ('priority' in filter) {
+    const { in: among, gte, lte } = filter.priority;
+    if (among) q.whereIn('tasks.priority', among.map(priorityRank));
+    if (gte) q.where('tasks.priority', '>=', priorityRank(gte));
+    if (lte) q.where('tasks.priority', '<=', priorityRank(lte));
+  } else if ('assignee' in filter) assigneeCondition(q, filter.assignee, mysql);
+  else if ('labels' in filter) labelsCondition(q, filter.labels);
+  else if ('due_on' in filter) {
+    const { lt, lte, gt, gte, is_null: isNull } = filter.due_on;
+    const bounds: Array<[string, string | undefined]> = [
+      ['<', lt],
+      ['<=', lte],
+      ['>', gt],
+      ['>=', gte],
+    ];
+    for (const [operator, day] of bounds)
+      if (day !== undefined) q.whereNotNull('tasks.due_on').where('tasks.due_on', operator, day);
+    if (isNull !== undefined) q[isNull ? 'whereNull' : 'whereNotNull']('tasks.due_on');
+  } else if ('created_at' in filter) momentsCondition(q, 'tasks.created_at', filter.created_at);
+  else if ('updated_at' in filter) momentsCondition(q, 'tasks.updated_at', filter.updated_at);
+  else if ('text' in filter) textCondition(q, filter.text, mysql);
+  else throw new Error('not a checked TaskFilter');
+}
+
+type AssigneeOperators = Extract<TaskFilter, { assignee: unknown }>['assignee'];
+
+function assigneeCondition(
+  q: Where,
+  { eq, in: among, is_null: isNull }: AssigneeOperators,
+  mysql: boolean,
+) {
+  // MySQL's collations pad: 'ana' = 'ana ' there. The plain comparison can use an index; the
+  // binary one makes it exact. NULL never equals, and IS NOT NULL keeps `not` two-valued.
+  for (const names of [eq === undefined ? undefined : [eq], among]) {
+    if (names === undefined) continue;
+    q.whereNotNull('tasks.assignee').whereIn('tasks.assignee', names);
+    if (mysql)
+      q.whereRaw(`binary tasks.assignee in (${names.map(() => 'binary ?').join(', ')})`, names);
+  }
+  if (isNull !== undefined) q[isNull ? 'whereNull' : 'whereNotNull']('tasks.assignee');
+}
+
+type LabelOperators = Extract<TaskFilter, { labels: unknown }>['labels'];
+
+function labelsCondition(q: Where, labels: LabelOperators) {
+  const folds = (named: string[]) => [...new Set(named.map(labelFold))];
+  // Each a lookup of task_labels by its (label_fold, task_id) index.
+  const withAny = (named: string[]) => (sub: Where) =>
+    sub.select('task_id').from('task_labels').whereIn('label_fold', folds(named));
+  if (labels.has !== undefined) q.whereIn('tasks.task_id', withAny([labels.has]));
+  if (labels.has_any) q.whereIn('tasks.task_id', withAny(labels.has_any));
+  if (labels.has_all) {
+    const all = folds(labels.has_all);
+    q.whereIn('tasks.task_id', (sub) =>
+      withAny(all)(sub).groupBy('task_id').havingRaw('count(*) = ?', [all.length]),
+    );
+  }
+  if (labels.has_none) q.whereNotIn('tasks.task_id', withAny(labels.has_none));
+}
+
+function momentsCondition(q: Where, column: string, { lt, gte }: { lt?: string; gte?: string }) {
+  if (lt !== undefined) q.where(column, '<', toDbTimestamp(lt));
+  if (gte !== undefined) q.where(column, '>=', toDbTimestamp(gte));
+}
+
+/**
+ * Every word's token is among the task's in task_search_words: through MySQL's FULLTEXT index
+ * (boolean mode, each token required), or SQLite's FTS5 table task_search over it.
+ */
+function textCondition(q: Where, text: string, mysql: boolean) {
+  const tokens = [...foldedWords(text)].map(wordToken);
+  q.whereIn('tasks.task_id', (sub) => {
+    sub.select('task_id').from('task_search_words');
+    if (mysql)
+      sub.whereRaw('match (search_words) against (? in boolean mode)', [
+        tokens.map((token) => `+${token}`).join(' '),
+      ]);
+    else
+      sub.whereIn('rowid', (fts) =>
+        fts
+          .select('rowid')
+          .from('task_search')
+          .whereRaw('task_search match ?', [tokens.map((token) => `"${token}"`).join(' ')]),
+      );
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * The words of `text` (a TaskFilter's, a task's title and description): runs of letters and
+ * digits (a letter's combining marks included), compared by case fold. One rule for every
+ * evaluator, so that the databases' indexes and the in-memory evaluator agree.
+ */
+import { createHash } from 'node:crypto';
+import { labelFold } from '../task-planning';
+
+/** A filter's words are at least this many characters long (code points, as written). */
+export const minWordLength = 3;
+
+const wordPattern = /[\p{L}\p{M}\p{N}]+/gu;
+
+/** The words as written, in order, repeats included. */
+export const wordsAsWritten = (text: string): string[] => text.match(wordPattern) ?? [];
+
+/** The words' case folds, each once. */
+export const foldedWords = (text: string): Set<string> =>
+  new Set(wordsAsWritten(text).map(labelFold));
+
+/** The folds of the words of a task's title and description together. */
+export const taskWords = (title: string, description: string | null): Set<string> =>
+  foldedWords(description === null ? title : `${title}\n${description}`);
+
+/**
+ * A folded word as the full-text indexes hold it: 24 hex digits of its SHA-256. Each database
+ * splits text into words by rules of its own (MariaDB joins `user_name`, drops stopwords such as
+ * `the` and words over 84 characters; SQLite's FTS5 knows Unicode 6.1); hashed, every word is
+ * one ASCII token that both index whole and alike, and a match of all of a filter's tokens is a
+ * match of all of its words (two words sharing 96 bits of hash being out of reach).
+ */
+export const wordToken = (fold: string): string =>
+  createHash('sha256').update(fold).digest('hex').slice(0, 24);
+
+/**
+ * What a task's `search_words` column holds: its words' tokens, each once, space-separated. A
+ * fold shorter than a filter's word can match none (folding never shortens a word), so it is
+ * left out.
+ */
+export const searchWords = (title: string, description: string | null): string =>
+  [...taskWords(title, description)]
+    .filter((fold) => [...fold].length >= minWordLength)
+    .map(wordToken)
+    .join(' ');
