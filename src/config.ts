@@ -421,6 +421,13 @@ export const variables = {
     defaultText: `${longPollKeysPerTenant} × \`LONG_POLLS_PER_KEY\``,
     doc: "the same for all of a tenant's keys together (`0`: no cap)",
   }),
+  bulkChangesPerInstance: variable({
+    name: 'BULK_CHANGES_PER_INSTANCE',
+    ...limit,
+    default: '4',
+    doc: 'bulk changes (`POST /v1/tasks/bulk-update` and `bulk-delete`) one instance runs at once, over all tenants',
+    more: "one more is `429` with `Retry-After`. Each holds one of the pool's 10 database connections while it runs. Whatever this says, a tenant runs at most 2 at once on all instances together (counted in the database)",
+  }),
   statementTimeoutSeconds: variable({
     name: 'DATABASE_STATEMENT_TIMEOUT_SECONDS',
     ...timeoutSeconds,

@@ -30,6 +30,7 @@ export const problemTable = {
   'unknown-event': { status: 422, title: 'Unknown event' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
   'limit-reached': { status: 422, title: 'Limit reached' },
+  'too-many-tasks': { status: 422, title: 'Too many tasks' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'internal-error': { status: 500, title: 'Internal error' },
@@ -44,6 +45,8 @@ export interface ProblemExtra {
   errors?: ValidationIssue[];
   errorsNotListed?: number;
   limit?: number;
+  /** How many tasks a bulk change named (too-many-tasks). */
+  matched?: number;
   latestCursor?: string;
 }
 
@@ -257,5 +260,34 @@ export class InvalidFieldError extends ProblemError {
     super('invalid-request', `The request is not acceptable: body ${pointer} ${reason}.`, {
       errors: [{ in: 'body', pointer, message: reason }],
     });
+  }
+}
+
+/** The most tasks one bulk change takes (contract-decisions: "Bulk changes"). */
+export const bulkTaskLimit = 1000;
+
+/** A bulk change named more tasks than it may; nothing changed. */
+export class TooManyTasksError extends ProblemError {
+  constructor(readonly matched: number) {
+    super(
+      'too-many-tasks',
+      `The request names ${matched} tasks; a bulk change takes at most ${bulkTaskLimit}. Split it into several.`,
+      { limit: bulkTaskLimit, matched },
+    );
+  }
+}
+
+/** A bulk change would give a task more labels than a task may have; nothing changed. */
+export class TooManyLabelsError extends ProblemError {
+  constructor(
+    readonly taskId: string,
+    labels: number,
+    readonly limit: number,
+  ) {
+    super(
+      'limit-reached',
+      `Task ${taskId} would have ${labels} labels; a task has at most ${limit}. Nothing was changed.`,
+      { limit },
+    );
   }
 }

@@ -24,6 +24,7 @@ import { createMetrics } from './http/observability';
 import { createLogger, knexLogFor } from './logger';
 import { createOperationRouter } from './http/operation-router';
 import type { VersionSet } from './http/older-versions';
+import { bulkFence } from './app/bulk-fence';
 import { createUnitOfWork } from './app/unit-of-work';
 import {
   authFailureBudget,
@@ -220,7 +221,7 @@ export async function startService(
       perMinute: config.authFailuresPerMinute,
       stores: counting,
     });
-    const countRequest = perKeyRateLimit({
+    const keyRateLimit = perKeyRateLimit({
       perMinute: config.rateLimitPerMinute,
       stores: counting,
       logger,
@@ -257,6 +258,10 @@ export async function startService(
         countRedelivery: redeliveryLimit({ stores: counting }),
         countEndpointChange: endpointChangeLimit({ stores: counting }),
       },
+      bulkFences: {
+        ...bulkFence(repositories.bulkSlots, config.bulkChangesPerInstance),
+        countMore: keyRateLimit?.countMore,
+      },
       authFailures,
       knownKeys,
       versions: options.apiVersions,
@@ -275,7 +280,7 @@ export async function startService(
       slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds,
       maxConnectionsPerAddress: config.maxConnectionsPerAddress,
       shutdown,
-      countRequest,
+      countRequest: keyRateLimit?.countRequest,
     });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);

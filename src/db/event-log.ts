@@ -94,6 +94,13 @@ const eventColumns = [
   'data',
   'created_at',
 ] as const;
+type EventColumn = (typeof eventColumns)[number];
+
+/**
+ * Rows to one insert of many events: well within SQLite's 500 terms of a compound SELECT (how
+ * knex writes a multi-row insert there) and its bound values, and a packet of some 100 KB.
+ */
+const eventsPerInsert = 100;
 
 export function eventLog(knex: Knex) {
   // Built by knex once, not for every change: the same statement each time, with new values.
@@ -102,27 +109,42 @@ export function eventLog(knex: Knex) {
     .insert(Object.fromEntries(eventColumns.map((column) => [column, `\u0000${column}`])))
     .toSQL();
   const bindingColumns = insertEvent.bindings.map(
-    (standIn) => String(standIn).slice(1) as (typeof eventColumns)[number],
+    (standIn) => String(standIn).slice(1) as EventColumn,
   );
+
+  const rowOf = (requestId: string, event: NewEvent): Record<EventColumn, Knex.Value> => ({
+    event_id: uuidv7(),
+    tenant_id: event.tenantId,
+    sequence: 0,
+    type: event.type,
+    project_id: event.projectId,
+    request_id: requestId,
+    data: JSON.stringify({ object: event.object, previous: event.previous }),
+    created_at: nowForDb(),
+  });
 
   return translatingErrors({
     /** Writes the event of a change in the change's own transaction; it has no number yet. */
     async record({ trx, requestId }: WriteContext, event: NewEvent): Promise<void> {
-      const row: Record<(typeof eventColumns)[number], Knex.Value> = {
-        event_id: uuidv7(),
-        tenant_id: event.tenantId,
-        sequence: 0,
-        type: event.type,
-        project_id: event.projectId,
-        request_id: requestId,
-        data: JSON.stringify({ object: event.object, previous: event.previous }),
-        created_at: nowForDb(),
-      };
+      const row = rowOf(requestId, event);
       // Nothing waits on it (the await matters only with LIBRARY_SHIMS=off): it goes to the database with the change's next statement or its COMMIT.
       await trx.later({
         sql: insertEvent.sql,
         bindings: bindingColumns.map((column) => row[column]),
       });
+    },
+
+    /**
+     * Writes the events of many changes made by one request (a bulk change), in their order,
+     * a batch of rows to a statement rather than a statement each.
+     */
+    async recordMany({ trx, requestId }: WriteContext, events: readonly NewEvent[]): Promise<void> {
+      for (let start = 0; start < events.length; start += eventsPerInsert) {
+        const rows = events
+          .slice(start, start + eventsPerInsert)
+          .map((event) => rowOf(requestId, event));
+        await trx.later(knex('events').insert(rows).toSQL());
+      }
     },
   });
 }

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import { apiKeysRepository } from './api-keys-repository';
+import { bulkSlotsRepository } from './bulk-slots';
 import { eventLog } from './event-log';
 import { idempotencyRepository } from './idempotency-repository';
 import { projectsRepository } from './projects-repository';
+import { tasksBulkRepository } from './tasks-bulk-repository';
 import { tasksRepository } from './tasks-repository';
 import { tenantsRepository } from './tenants-repository';
 import { inTransaction, type WriteContext } from './transactions';
@@ -17,6 +19,8 @@ export function createCoreRepositories(knex: Knex) {
     apiKeys: apiKeysRepository(knex),
     projects: projectsRepository(knex, events),
     tasks: tasksRepository(knex, events),
+    tasksBulk: tasksBulkRepository(knex, events),
+    bulkSlots: bulkSlotsRepository(knex),
     eventLog: events,
     idempotency: idempotencyRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */

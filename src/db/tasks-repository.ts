@@ -48,7 +48,8 @@ function searchOrder(sort: TaskSearchSort): KeysetOrder {
   };
 }
 
-interface TaskRow {
+/** A task as its row holds it; a bulk change (tasks-bulk-repository.ts) reads the same rows. */
+export interface TaskRow {
   task_id: string;
   project_id: string;
   title: string;
@@ -72,7 +73,7 @@ function versioned(row: TaskRow): Versioned<Task> {
   return { value: toTask(row), version: row.version };
 }
 
-function toTask(row: TaskRow): Task {
+export function toTask(row: TaskRow): Task {
   return {
     task_id: row.task_id,
     project_id: row.project_id,

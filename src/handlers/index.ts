@@ -8,6 +8,7 @@ import type { EventRepositories } from '../events/repositories';
 import type { FeedWatcher } from '../events/feed-watcher';
 import type { WebhookRepositories } from '../webhooks/repositories';
 import type { TargetGuard } from '../webhooks/target-guard';
+import { bulkTaskChecks, bulkTaskHandlers, type BulkFences } from './bulk-tasks';
 import { eventHandlers } from './events';
 import type { OperationChecks, OperationHandlers } from './operation';
 import { projectHandlers } from './projects';
@@ -22,6 +23,7 @@ export interface HandlerParts {
   feed: FeedWatcher;
   webhookTargets: TargetGuard;
   webhookFences: WebhookFences;
+  bulkFences: BulkFences;
 }
 
 export function operationHandlers({
@@ -29,6 +31,7 @@ export function operationHandlers({
   feed,
   webhookTargets,
   webhookFences,
+  bulkFences,
 }: HandlerParts): {
   handlers: OperationHandlers;
   checks: OperationChecks;
@@ -37,9 +40,13 @@ export function operationHandlers({
     handlers: {
       ...projectHandlers(repositories),
       ...taskHandlers(repositories),
+      ...bulkTaskHandlers(repositories),
       ...eventHandlers(repositories, feed),
       ...webhookHandlers(repositories, webhookFences),
     },
-    checks: webhookChecks(webhookTargets, webhookFences),
+    checks: {
+      ...webhookChecks(webhookTargets, webhookFences),
+      ...bulkTaskChecks(repositories, bulkFences),
+    },
   };
 }

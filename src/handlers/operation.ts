@@ -86,10 +86,12 @@ export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
 /**
  * A check of a change made before its transaction opens, for what may wait on the network (a
  * DNS lookup) and must hold no database connection meanwhile; it throws to refuse the change.
+ * It may hold something for the change (a bulk change's place among those running): it then
+ * answers how to give it back, which is called once the change has answered, however it ended.
  */
 export type OperationCheck<K extends OperationId> = (
   input: Omit<OperationInput<K>, 'write'>,
-) => Promise<void>;
+) => Promise<void | (() => Promise<void>)>;
 export type OperationChecks = { [K in OperationId]?: OperationCheck<K> };
 
 /** Marks query parameters that the document gives a default, so validation always fills them. */

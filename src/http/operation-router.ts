@@ -99,12 +99,13 @@ function toOperationHandler<K extends OperationId>(
     }
     return { status: reply.status, body: reply.body, headers: replyHeaders };
   };
-  return async (context: Context, exchange: Exchange): Promise<HttpReply> => {
-    const headers = declaredHeaders(context);
-    if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
-    // Before the transaction: a check may wait on the network, holding no connection.
-    await check?.(inputOf(context, exchange, headers));
-    const change = {
+  /** The change through the unit of work, and a replayed answer marked as one. */
+  const change = async (
+    context: Context,
+    exchange: Exchange,
+    headers: Record<string, string | undefined>,
+  ): Promise<HttpReply> => {
+    const asked = {
       tenantId: (context.security!.bearerAuth as Principal).tenantId,
       requestId: exchange.requestContext.requestId,
       operationId: context.operation.operationId!,
@@ -113,11 +114,22 @@ function toOperationHandler<K extends OperationId>(
       idempotencyKey: headers['Idempotency-Key'],
       apiVersion: exchange.requestContext.apiVersion,
     };
-    const { answer: reply, replayed } = await unitOfWork.run(change, (write) =>
+    const { answer: reply, replayed } = await unitOfWork.run(asked, (write) =>
       answer(inputOf(context, exchange, headers, write), headers),
     );
     if (!replayed) return reply;
     return { ...reply, headers: { ...reply.headers, 'Idempotent-Replayed': 'true' } };
+  };
+  return async (context: Context, exchange: Exchange): Promise<HttpReply> => {
+    const headers = declaredHeaders(context);
+    if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
+    // Before the transaction: a check may wait on the network, holding no connection.
+    const release = await check?.(inputOf(context, exchange, headers));
+    try {
+      return await change(context, exchange, headers);
+    } finally {
+      await release?.();
+    }
   };
 }
 
@@ -160,6 +172,7 @@ export async function createOperationRouter({
   feed,
   webhookTargets,
   webhookFences,
+  bulkFences,
   authFailures,
   knownKeys,
   versions = madeVersionSet(),
@@ -187,6 +200,7 @@ export async function createOperationRouter({
     feed,
     webhookTargets,
     webhookFences,
+    bulkFences,
   });
   for (const [operationId, handler] of Object.entries(handlers)) {
     const check = checks[operationId as OperationId] as OperationCheck<OperationId> | undefined;

@@ -30,6 +30,7 @@ function problemReply(kind: ProblemKind, detail: string, extra: ProblemExtra = {
   if (extra.errors) problem.errors = extra.errors;
   if (extra.errorsNotListed) problem.errors_not_listed = extra.errorsNotListed;
   if (extra.limit !== undefined) problem.limit = extra.limit;
+  if (extra.matched !== undefined) problem.matched = extra.matched;
   if (extra.latestCursor !== undefined) problem.latest_cursor = extra.latestCursor;
   return {
     status,

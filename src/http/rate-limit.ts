@@ -16,13 +16,27 @@ const windowMs = 60_000;
 /** Counts a request against its verified key's quota; rejects with the 429 problem past it. */
 export type CountRequest = (keyId: string, req: Request, res: Response) => Promise<void>;
 
+/**
+ * Counts requests past the one being made against its key's quota: a bulk change counts one
+ * request per 100 tasks (contract-decisions: "Bulk changes"), the first of them when it arrived.
+ * Rejects with the 429 problem when the count passes the limit.
+ */
+export type CountMoreRequests = (keyId: string, requests: number, why: string) => Promise<void>;
+
+export interface KeyRateLimit {
+  countRequest: CountRequest;
+  countMore: CountMoreRequests;
+}
+
 export function perKeyRateLimit(options: {
   perMinute: number;
   stores: CountingStores;
   logger: Logger;
-}): CountRequest | undefined {
+}): KeyRateLimit | undefined {
   const { perMinute, stores, logger } = options;
   if (perMinute === 0) return undefined;
+  const store = stores.create('rate-limit');
+  const storeKey = (keyId: string) => `key:${keyId}`;
   const middleware = rateLimit({
     windowMs,
     limit: perMinute,
@@ -30,10 +44,10 @@ export function perKeyRateLimit(options: {
     legacyHeaders: false,
     identifier: `${perMinute}-in-1min`,
     // The key's id, not the key: the store (Redis, say) never sees a credential.
-    keyGenerator: (_req, res) => `key:${res.locals.rateLimitKeyId as string}`,
+    keyGenerator: (_req, res) => storeKey(res.locals.rateLimitKeyId as string),
     // A store that fails must not take the API down with it.
     passOnStoreError: true,
-    store: stores.create('rate-limit'),
+    store,
     logger,
     handler: (_req, res, next) => {
       const retryAfter = res.getHeader('Retry-After');
@@ -45,12 +59,37 @@ export function perKeyRateLimit(options: {
       );
     },
   });
-  return (keyId, req, res) => {
+  const countRequest: CountRequest = (keyId, req, res) => {
     res.locals.rateLimitKeyId = keyId;
     return new Promise((resolve, reject) => {
       void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
     });
   };
+  const countMore: CountMoreRequests = async (keyId, requests, why) => {
+    let counted: Awaited<ReturnType<Store['increment']>> | undefined;
+    try {
+      // The store counts one hit at a time; a bulk change adds at most 9.
+      for (let i = 0; i < requests; i++) counted = await store.increment(storeKey(keyId));
+    } catch {
+      return; // as the middleware does: a store that fails must not take the API down with it
+    }
+    if (counted === undefined || counted.totalHits <= perMinute) return;
+    const retryAfter = secondsUntil(counted.resetTime);
+    throw new ProblemError(
+      'rate-limited',
+      `This API key has used its ${perMinute} requests for this minute (${why}); retry after ${retryAfter} seconds.`,
+      { headers: { 'Retry-After': String(retryAfter) } },
+    );
+  };
+  return { countRequest, countMore };
+}
+
+/** Whole seconds, at least one, until a window that ends at `resetTime` (a full window when unknown). */
+function secondsUntil(resetTime: Date | undefined): number {
+  return Math.max(
+    1,
+    Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000),
+  );
 }
 
 /** Failed authentications per client address. */
@@ -97,10 +136,7 @@ function minuteLimit(
   return async (key) => {
     const { totalHits, resetTime } = await store.increment(key);
     if (totalHits <= limit) return;
-    const retryAfter = Math.max(
-      1,
-      Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000),
-    );
+    const retryAfter = secondsUntil(resetTime);
     throw new ProblemError('rate-limited', refusal(retryAfter), {
       headers: { 'Retry-After': String(retryAfter) },
     });

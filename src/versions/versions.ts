@@ -4,6 +4,7 @@
  * that introduced it; `npm run -s versions -- write` then makes the older versions' documents.
  */
 import type { VersionChange } from './change';
+import { bulkChanges } from './changes/bulk-changes';
 import { cancelledTasks } from './changes/cancelled-tasks';
 import { planningFields } from './changes/planning-fields';
 import { planningLists } from './changes/planning-lists';
@@ -29,7 +30,14 @@ export const versions: readonly SupportedVersion[] = [
     version: '2026-12-15',
     releasedOn: '2026-12-15',
     status: 'supported',
-    changes: [cancelledTasks, webhookEndpointVersions, planningFields, planningLists, taskSearch],
+    changes: [
+      cancelledTasks,
+      webhookEndpointVersions,
+      planningFields,
+      planningLists,
+      taskSearch,
+      bulkChanges,
+    ],
   },
   {
     // The contract of document 1.5.0, exactly as released: the interface's own version.

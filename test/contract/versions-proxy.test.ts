@@ -3,7 +3,7 @@
  * version's document in front of the real service (issue 45): requests and answers of
  * 2026-11-28 and of 2026-12-15 each break nothing of their own document — a cancelled task read in
  * 2026-11-28 included, and an endpoint made in one version read in the other. Each version is
- * made every operation of its own document (2026-11-28 has no search).
+ * made every operation of its own document (2026-11-28 has no search and no bulk changes).
  */
 import fs from 'node:fs';
 import { parse } from 'yaml';
@@ -113,6 +113,24 @@ it.each(supportedVersions)(
       expect(searched.json.data.map((one: { task_id: string }) => one.task_id)).toEqual([
         cancelled.task_id,
       ]);
+    }
+    // Bulk changes, in the versions that have them.
+    if (documented(version).includes('updateTasksInBulk')) {
+      const changed = await call('updateTasksInBulk', 'POST', '/v1/tasks/bulk-update', {
+        task_ids: [cancelled.task_id],
+        changes: { priority: 'high', labels_add: ['proxied'] },
+      });
+      expect(changed.json).toMatchObject({ matched: 1, changed: 1 });
+      const deleted = await call('deleteTasksInBulk', 'POST', '/v1/tasks/bulk-delete', {
+        filter: { labels: { has: 'proxied' } },
+        dry_run: true,
+      });
+      expect(deleted.json).toEqual({
+        matched: 1,
+        changed: 1,
+        task_ids: [cancelled.task_id],
+        dry_run: true,
+      });
     }
     const events = await call('listEvents', 'GET', '/v1/events?limit=50&wait=1');
     expect(events.status).toBe(200);

@@ -26,6 +26,7 @@ export function testConfig(database: DatabaseConfig, overrides: Partial<Config> 
     maxConnectionsPerAddress: 1000,
     longPollsPerKey: 1000,
     longPollsPerTenant: 1000,
+    bulkChangesPerInstance: 4,
     slowReaderTimeoutSeconds: 30,
     statementTimeoutSeconds: 5,
     cleanupIntervalSeconds: 60,

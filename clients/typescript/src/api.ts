@@ -234,6 +234,93 @@ export type paths = {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/v1/tasks/bulk-update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change many tasks at once
+         * @description Applies the same `changes` to up to 1,000 of the tenant's tasks, named by `task_ids` or
+         *     matched by a `filter` (exactly one of the two), all or nothing, in one transaction: an id
+         *     that is not one of the tenant's tasks is `404` naming it, more than 1,000 tasks named or
+         *     matched is `422` saying how many, and either way nothing changes.
+         *     A change of `status` follows the rules of `PATCH /v1/tasks/{task_id}` (`completed_at` is
+         *     set, kept or cleared as there).
+         *
+         *     Each task that the change alters gets its own `task.updated` event, with `data.previous`
+         *     as a `PATCH` of that task would give it, all with this request's `request_id`. A task
+         *     that is already as asked is matched but not changed: it keeps its `updated_at` and ETag,
+         *     and has no event. With `dry_run` nothing changes and nothing is recorded: the answer says
+         *     what would change.
+         *
+         *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
+         *     or its filter matches (a change of 1,000 tasks as 10), and a tenant runs at most 2 bulk changes
+         *     (`bulk-update` and `bulk-delete` together) at a time, on all instances together: a third
+         *     is `429`.
+         */
+        post: operations["updateTasksInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/bulk-delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete many tasks at once
+         * @description Deletes up to 1,000 of the tenant's tasks, named by `task_ids` or matched by a `filter`
+         *     (exactly one of the two), all or nothing, in one transaction: an id that is not one of
+         *     the tenant's tasks is `404` naming it, more than 1,000 tasks named or matched is `422`
+         *     saying how many, and either way nothing is deleted.
+         *
+         *     Each task deleted gets its own `task.deleted` event, its `data.object` the task as it was,
+         *     all with this request's `request_id`. With `dry_run` nothing is deleted and nothing is
+         *     recorded: the answer says what would be.
+         *
+         *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
+         *     or its filter matches, and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
+         *     time, on all instances together: a third is `429`.
+         */
+        post: operations["deleteTasksInBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -734,6 +821,117 @@ export type components = {
             next_cursor: string | null;
         };
         /**
+         * @description The tasks, by id (instead of a `filter`); an id named twice counts once. At most 1,000 different tasks: more is
+         *     `422` (`/problems/too-many-tasks`, with how many in `matched`). Each must be one of the
+         *     tenant's tasks: an id that is not is `404` naming it, and nothing changes.
+         * @example [
+         *       "0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12",
+         *       "0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d"
+         *     ]
+         */
+        TaskIdList: components["schemas"]["Uuid"][];
+        /**
+         * @description `true`: change nothing and record nothing, and answer what would change. Optional; when
+         *     absent, `false`.
+         * @example false
+         */
+        DryRun: boolean;
+        /**
+         * @description What every task gets, at least one field; each as `PATCH /v1/tasks/{task_id}` takes it.
+         *     `labels_add` adds labels a task does not have yet (by case fold; a label it has keeps its
+         *     spelling), `labels_remove` takes off those it has; one label in both is a `400`, and a
+         *     task that would end with more than 20 labels is `422` (`/problems/limit-reached`).
+         *     `title` and `description` are not bulk changes (a `400`).
+         * @example {
+         *       "status": "done",
+         *       "labels_add": [
+         *         "shipped"
+         *       ]
+         *     }
+         */
+        TaskBulkChanges: {
+            status?: components["schemas"]["TaskStatus"];
+            priority?: components["schemas"]["TaskPriority"];
+            due_on?: components["schemas"]["DueOn"];
+            assignee?: components["schemas"]["Assignee"];
+            labels_add?: components["schemas"]["Labels"];
+            labels_remove?: components["schemas"]["Labels"];
+        };
+        /**
+         * @description The tasks to change, by id (`task_ids`) or by a `filter`, exactly one of the two, and
+         *     what they get (`changes`).
+         * @example {
+         *       "task_ids": [
+         *         "0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12",
+         *         "0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d"
+         *       ],
+         *       "changes": {
+         *         "status": "done",
+         *         "labels_add": [
+         *           "shipped"
+         *         ]
+         *       }
+         *     }
+         */
+        TaskBulkUpdate: {
+            task_ids?: components["schemas"]["TaskIdList"];
+            /**
+             * @description The tenant's tasks that match it (instead of `task_ids`), at most 1,000: more is `422`
+             *     (`/problems/too-many-tasks`, with how many in `matched`).
+             */
+            filter?: components["schemas"]["TaskFilter"];
+            changes: components["schemas"]["TaskBulkChanges"];
+            dry_run?: components["schemas"]["DryRun"];
+        };
+        /**
+         * @description The tasks to delete, by id (`task_ids`) or by a `filter`, exactly one of the two.
+         * @example {
+         *       "task_ids": [
+         *         "0193a5b3-1d20-7e55-8c3f-6a7b8c9d0e12",
+         *         "0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d"
+         *       ]
+         *     }
+         */
+        TaskBulkDelete: {
+            task_ids?: components["schemas"]["TaskIdList"];
+            /**
+             * @description The tenant's tasks that match it (instead of `task_ids`), at most 1,000: more is `422`
+             *     (`/problems/too-many-tasks`, with how many in `matched`).
+             */
+            filter?: components["schemas"]["TaskFilter"];
+            dry_run?: components["schemas"]["DryRun"];
+        };
+        /**
+         * @example {
+         *       "matched": 2,
+         *       "changed": 1,
+         *       "task_ids": [
+         *         "0193a5b3-5a71-7f02-b4d6-0e1f2a3b4c5d"
+         *       ],
+         *       "dry_run": false
+         *     }
+         */
+        TaskBulkResult: {
+            /**
+             * Format: int32
+             * @description How many different tasks the request named, or its filter matched.
+             */
+            matched: number;
+            /**
+             * Format: int32
+             * @description How many of them the change altered (or deleted), each with its event; for a dry run,
+             *     how many it would. A task already as asked is matched, not changed.
+             */
+            changed: number;
+            /**
+             * @description The first 100 tasks changed (for a dry run: that would change), by id, which is the
+             *     order they were created in.
+             */
+            task_ids: components["schemas"]["Uuid"][];
+            /** @description Whether this was a dry run, which changed nothing. */
+            dry_run: boolean;
+        };
+        /**
          * @description Which tasks: an object that is exactly one of a combinator (`all` or `any`, a list of
          *     filters, or `not`, a filter), one field with one or more operators, all of which must
          *     hold (`{"priority": {"gte": "high"}}`), or `text`. Combinators nest at most 3 deep, and a
@@ -969,9 +1167,10 @@ export type components = {
          */
         TaskFilterText: {
             /**
-             * @description The task's title or description contains every word of it. Words are runs of
-             *     letters and digits, compared by case fold as whole words, each at least 3 characters
-             *     long (a shorter one is a `400`).
+             * @description The task's title or description contains every word of it (each word in either).
+             *     Words are runs of letters and digits (`user_name` is two), compared by case fold as
+             *     whole words (`Straße` is `STRASSE`; `launch` is not `launched`), each at least 3
+             *     characters long (a shorter one is a `400`).
              */
             text: string;
         };
@@ -1375,9 +1574,10 @@ export type components = {
          *     | `/problems/unknown-project` | 422 | `project_id` names no project of this tenant |
          *     | `/problems/unknown-event` | 422 | `event_id` names no kept event of this tenant |
          *     | `/problems/idempotency-key-reused` | 422 | the `Idempotency-Key` was used with another body, or in another API version |
-         *     | `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may; `limit` gives the limit |
+         *     | `/problems/limit-reached` | 422 | the tenant has as many webhook endpoints as it may, or a bulk change would give a task more than 20 labels; `limit` gives the limit |
+         *     | `/problems/too-many-tasks` | 422 | a bulk change names (or its filter matches) more than 1,000 tasks; `matched` says how many, `limit` the most |
          *     | `/problems/headers-too-large` | 431 | the request's headers are over 16 KiB |
-         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, a webhook endpoint has had its redeliveries for the minute or its rotations for the day, or the tenant its webhook endpoint changes for the minute |
+         *     | `/problems/rate-limited` | 429 | the API key has used its quota for the minute, the client address has failed authentication too often, a webhook endpoint has had its redeliveries for the minute or its rotations for the day, the tenant its webhook endpoint changes for the minute, or the tenant (or the instance) runs as many bulk changes as it may at once |
          *     | `/problems/internal-error` | 500 | an unexpected fault |
          *     | `/problems/service-unavailable` | 503 | the database cannot be reached |
          */
@@ -1411,10 +1611,16 @@ export type components = {
             errors_not_listed?: number;
             /**
              * Format: int32
-             * @description Present for `/problems/limit-reached`: the limit that was reached.
+             * @description Present for `/problems/limit-reached` and `/problems/too-many-tasks`: the limit that was reached.
              * @example 20
              */
             limit?: number;
+            /**
+             * Format: int32
+             * @description Present for `/problems/too-many-tasks`: how many tasks the request named, or its filter matched.
+             * @example 1204
+             */
+            matched?: number;
             /**
              * @description Present for `/problems/cursor-expired`: the feed's position after the tenant's newest
              *     event when the problem was answered. Resynchronise by reading the resources again,
@@ -1679,6 +1885,54 @@ export type components = {
          *     authentication too often this minute; retry after `Retry-After` seconds.
          */
         TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request is malformed or breaks the schema (a field that is not a bulk change included). */
+        BulkBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The body is well formed, but it names more than 1,000 tasks, or the change would give a
+         *     task more than 20 labels, or the Idempotency-Key was used with another body; nothing changed.
+         */
+        UnprocessableBulkChange: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The tenant runs 2 bulk changes already (on any instance), or this instance runs as many as
+         *     it may, or the key has used its quota (a bulk change counts one request per 100 tasks), or
+         *     the client's address has failed authentication too often; retry after `Retry-After` seconds.
+         *     Nothing changed.
+         */
+        TooManyBulkChanges: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "Api-Version": components["headers"]["ApiVersion"];
@@ -2702,6 +2956,130 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTasksInBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+                 *     to the first request's answer in the same transaction as its change, so a retry after
+                 *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+                 *     while the first request still runs waits for it and answers as it did; `409` if the
+                 *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+                 *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+                 *     hours.
+                 * @example 4f1c2b9e-retry-safe-create
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskBulkUpdate"];
+            };
+        };
+        responses: {
+            /** @description What the change matched and what it changed (or, for a dry run, would change). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskBulkResult"];
+                };
+            };
+            400: components["responses"]["BulkBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableBulkChange"];
+            429: components["responses"]["TooManyBulkChanges"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTasksInBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The version of the contract the request is made in, and its answer given in. Without it,
+                 *     the key's version: its tenant's (a tenant is pinned to the newest version when it is made,
+                 *     and every tenant that existed before versions to `2026-11-28`), or the key's own pin. Any
+                 *     other value is `400` (`/problems/unsupported-api-version`), which lists the supported
+                 *     versions. `GET /versions` says what each version changed.
+                 * @example 2026-12-15
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+                /**
+                 * @description Makes a retry safe: the same key with the same body within 24 hours answers the first
+                 *     response again (with `Idempotent-Replayed: true`) and creates nothing. The key is bound
+                 *     to the first request's answer in the same transaction as its change, so a retry after
+                 *     any failure, a `503` included, is safe. The same key with another body is `422`. A retry
+                 *     while the first request still runs waits for it and answers as it did; `409` if the
+                 *     first takes more than a few seconds. A request that failed (any `4xx` or `5xx`) binds
+                 *     nothing, so its retry runs afresh. Keys belong to the tenant and are forgotten after 24
+                 *     hours.
+                 * @example 4f1c2b9e-retry-safe-create
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskBulkDelete"];
+            };
+        };
+        responses: {
+            /** @description What the delete matched and deleted (or, for a dry run, would delete). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Api-Version": components["headers"]["ApiVersion"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskBulkResult"];
+                };
+            };
+            400: components["responses"]["BulkBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableBulkChange"];
+            429: components["responses"]["TooManyBulkChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
