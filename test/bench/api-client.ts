@@ -6,6 +6,16 @@ export type ApiCall = <T>(
   expected?: number,
 ) => Promise<{ body: T; requestId: string; ms: number }>;
 
+/** An answer of another status than expected. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export function apiClient(baseUrl: string, key: string): ApiCall {
   return async (method, path, body, expected = method === 'DELETE' ? 204 : 200) => {
     const started = performance.now();
@@ -20,7 +30,10 @@ export function apiClient(baseUrl: string, key: string): ApiCall {
     const text = await response.text();
     const ms = performance.now() - started;
     if (response.status !== expected)
-      throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 2000)}`);
+      throw new ApiError(
+        response.status,
+        `${method} ${path}: ${response.status} ${text.slice(0, 2000)}`,
+      );
     return {
       body: text === '' ? (undefined as never) : JSON.parse(text),
       requestId: response.headers.get('x-request-id') ?? '',
