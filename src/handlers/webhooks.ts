@@ -1,4 +1,5 @@
 import type { WebhookRepositories } from '../webhooks/repositories';
+import { checkTaskFilter } from '../db/task-filter';
 import { InvalidFieldError, NotFoundError } from '../errors';
 import { newSecret } from '../webhooks/signer';
 import type { TargetGuard } from '../webhooks/target-guard';
@@ -24,6 +25,9 @@ export function webhookHandlers(
       {
         url: body.url,
         eventTypes: body.event_types ?? null,
+        // Sound: webhookChecks checked what the document cannot say of it.
+        filter: body.filter ?? null,
+        fields: body.fields ?? null,
         description: body.description ?? '',
         secret: newSecret(),
         apiVersion,
@@ -141,13 +145,19 @@ export function webhookChecks(guard: TargetGuard, fences: WebhookFences): Operat
     const refusal = url === undefined ? undefined : await guard.refusalOf(url, tenantId);
     if (refusal !== undefined) throw new InvalidFieldError('/url', refusal);
   };
+  /** What the document cannot say of a filter (its depth, its count of conditions, its words). */
+  const soundFilter = (filter: unknown) => {
+    if (filter != null) checkTaskFilter(filter, '/filter');
+  };
   return {
     createWebhookEndpoint: async ({ principal, body }) => {
       await fences.countEndpointChange(principal.tenantId);
+      soundFilter(body.filter);
       await allowedTarget(body.url, principal.tenantId);
     },
     updateWebhookEndpoint: async ({ principal, body }) => {
       await fences.countEndpointChange(principal.tenantId);
+      soundFilter(body.filter);
       await allowedTarget(body.url, principal.tenantId);
     },
     deleteWebhookEndpoint: ({ principal }) => fences.countEndpointChange(principal.tenantId),

@@ -19,6 +19,25 @@ export type WriteBody = (
 ) => string | undefined;
 
 /**
+ * A dereferenced schema with each place where it holds itself again (a TaskFilter's `all` holds
+ * TaskFilters) made `{}`, any value, which fast-json-stringify writes as JSON.stringify does: it
+ * would recurse for ever on a circular schema. A schema without such a place is answered as it is.
+ */
+function withoutCycles<T extends object>(node: T, within = new Set<object>()): T {
+  within.add(node);
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(node)) {
+    if (value === null || typeof value !== 'object') continue;
+    const inner = within.has(value) ? {} : withoutCycles(value as object, within);
+    if (inner !== value)
+      (copy ??= (Array.isArray(node) ? [...node] : { ...node }) as Record<string, unknown>)[key] =
+        inner;
+  }
+  within.delete(node);
+  return (copy as T | undefined) ?? node;
+}
+
+/**
  * `operations` are the dereferenced document's, and `problemSchema` the one schema of every
  * problem document (a test holds the document to that).
  */
@@ -30,10 +49,11 @@ export function responseBodies(operations: Operation[], problemSchema: Schema): 
       // fast-json-stringify leaves out members a schema does not list unless told otherwise; a
       // schema that leaves additionalProperties open (Problem: RFC 9457 allows extension
       // members) allows them, as JSON Schema reads it, so they are written.
+      const acyclic = withoutCycles(schema);
       serialize = fastJson(
-        schema.type === 'object' && schema.additionalProperties === undefined
-          ? { ...schema, additionalProperties: true }
-          : schema,
+        acyclic.type === 'object' && acyclic.additionalProperties === undefined
+          ? { ...acyclic, additionalProperties: true }
+          : acyclic,
       );
       compiled.set(schema, serialize);
     }

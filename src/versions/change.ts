@@ -137,6 +137,25 @@ export function eachTaskOfAnswer(
     if (isObject(task)) visitTask(task);
 }
 
+/** Where the answers of each operation carry webhook endpoints. */
+const endpointsOfOperation: Record<string, (body: JsonObject) => Json[]> = {
+  createWebhookEndpoint: (endpoint) => [endpoint],
+  getWebhookEndpoint: (endpoint) => [endpoint],
+  updateWebhookEndpoint: (endpoint) => [endpoint],
+  listWebhookEndpoints: (page) => (Array.isArray(page.data) ? page.data : []),
+};
+
+/** Calls `visit` on each webhook endpoint a successful answer carries. */
+export function eachEndpointOfAnswer(
+  answer: VersionedAnswer,
+  visit: (endpoint: JsonObject) => void,
+): void {
+  const body = answer.body;
+  if (!isObject(body) || answer.status >= 300) return;
+  for (const endpoint of endpointsOfOperation[answer.operationId]?.(body) ?? [])
+    if (isObject(endpoint)) visit(endpoint);
+}
+
 /**
  * Calls `visit` on a task event's task and on the fields its update changed (`data.previous`);
  * a project's event is left alone.

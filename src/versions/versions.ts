@@ -10,6 +10,7 @@ import { planningFields } from './changes/planning-fields';
 import { planningLists } from './changes/planning-lists';
 import { taskSearch } from './changes/task-search';
 import { webhookEndpointVersions } from './changes/webhook-endpoint-versions';
+import { webhookSubscriptions } from './changes/webhook-subscriptions';
 
 export interface SupportedVersion {
   /** `YYYY-MM-DD`: what `Api-Version` names. */
@@ -30,11 +31,13 @@ export const versions: readonly SupportedVersion[] = [
     version: '2026-12-15',
     releasedOn: '2026-12-15',
     status: 'supported',
+    // webhookSubscriptions refers to taskSearch's TaskFilter: undone before it.
     changes: [
       cancelledTasks,
       webhookEndpointVersions,
       planningFields,
       planningLists,
+      webhookSubscriptions,
       taskSearch,
       bulkChanges,
     ],

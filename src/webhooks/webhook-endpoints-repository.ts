@@ -7,13 +7,14 @@
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import type { components } from '../../generated/api';
-import { LimitReachedError, PreconditionFailedError } from '../errors';
+import { InvalidFieldError, LimitReachedError, PreconditionFailedError } from '../errors';
 import { isDuplicateKey, translatingErrors, WriteConflictError } from '../db/database-errors';
 import { selectPage } from '../db/keyset';
 import { fromDbTimestamp, nowForDb, toDbTimestamp, type DbTimestamp } from '../db/timestamps';
 import type { QuerySource, Transaction, WriteContext } from '../db/transactions';
 import { lockingRead, type VersionCondition, type Versioned } from '../db/versioned';
-import type { ApiVersion } from '../versions/versions';
+import { changesSince, type ApiVersion } from '../versions/versions';
+import { webhookSubscriptions } from '../versions/changes/webhook-subscriptions';
 import { rotation } from './webhook-secrets';
 
 type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
@@ -21,10 +22,16 @@ type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecre
 type WebhookEndpointPage = components['schemas']['WebhookEndpointPage'];
 type WebhookEndpointUpdate = components['schemas']['WebhookEndpointUpdate'];
 type EventType = components['schemas']['EventType'];
+type TaskField = components['schemas']['TaskField'];
+type TaskFilter = components['schemas']['TaskFilter'];
 
 export interface NewWebhookEndpoint {
   url: string;
   eventTypes: EventType[] | null;
+  /** The TaskFilter a task event's task must match, before or after its change; null: any task. */
+  filter: TaskFilter | null;
+  /** The Task fields one of which a `task.updated` must change to be sent; null: any. */
+  fields: TaskField[] | null;
   description: string;
   secret: string;
   /** The version its deliveries are given in: the version of the request that made it. */
@@ -36,6 +43,8 @@ export interface WebhookEndpointRow {
   tenant_id: string;
   url: string;
   event_types: string | null;
+  task_filter: string | null;
+  task_fields: string | null;
   description: string;
   enabled: boolean | number;
   disabled_reason: WebhookEndpoint['disabled_reason'];
@@ -59,6 +68,8 @@ function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     webhook_endpoint_id: row.webhook_endpoint_id,
     url: row.url,
     event_types: eventTypesOf(row),
+    filter: row.task_filter === null ? null : (JSON.parse(row.task_filter) as TaskFilter),
+    fields: row.task_fields === null ? null : (JSON.parse(row.task_fields) as TaskField[]),
     description: row.description,
     enabled: Boolean(row.enabled),
     disabled_reason: row.disabled_reason,
@@ -68,9 +79,40 @@ function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
   };
 }
 
-/** A type filter as stored: a JSON array, or null for every type; a type named twice counts once. */
-const storedTypes = (types: EventType[] | null | undefined) =>
-  types == null ? null : JSON.stringify([...new Set(types)]);
+/** A list of names as stored: a JSON array, or null for all of them; a name given twice counts once. */
+const storedNames = (names: readonly string[] | null | undefined) =>
+  names == null ? null : JSON.stringify([...new Set(names)]);
+
+/** A TaskFilter as stored: its JSON, or null for every task. */
+const storedFilter = (filter: TaskFilter | null) =>
+  filter === null ? null : JSON.stringify(filter);
+
+/**
+ * Whether an endpoint in `version` may have `filter` and `fields`: one in a version older than
+ * the change that brought them has neither, as its document says.
+ */
+const subscribesIn = (version: ApiVersion) => !changesSince(version).includes(webhookSubscriptions);
+
+/**
+ * An endpoint of a version without `filter` and `fields` has neither: a change that would leave
+ * it so is refused, naming what it sent (the version, else the subscription).
+ */
+function refuseSubscriptionOutOfVersion(
+  endpoint: Pick<WebhookEndpointRow, 'api_version' | 'task_filter' | 'task_fields'>,
+  changes: WebhookEndpointUpdate,
+): void {
+  if (endpoint.task_filter === null && endpoint.task_fields === null) return;
+  if (subscribesIn(endpoint.api_version)) return;
+  if (changes.api_version !== undefined)
+    throw new InvalidFieldError(
+      '/api_version',
+      `cannot be ${endpoint.api_version} while the endpoint has a filter or fields: set them to null with it`,
+    );
+  throw new InvalidFieldError(
+    changes.filter != null ? '/filter' : '/fields',
+    `cannot be set on an endpoint in ${endpoint.api_version}: set its api_version to a later version with it`,
+  );
+}
 
 export type WebhookEndpointsRepository = ReturnType<typeof webhookEndpointsRepository>;
 
@@ -146,7 +188,9 @@ export function webhookEndpointsRepository(knex: Knex) {
         webhook_endpoint_id: uuidv7(),
         tenant_id: tenantId,
         url: endpoint.url,
-        event_types: storedTypes(endpoint.eventTypes),
+        event_types: storedNames(endpoint.eventTypes),
+        task_filter: storedFilter(endpoint.filter),
+        task_fields: storedNames(endpoint.fields),
         description: endpoint.description,
         enabled: true,
         disabled_reason: null,
@@ -210,9 +254,12 @@ export function webhookEndpointsRepository(knex: Knex) {
         version: row.version + 1,
       };
       if (changes.url !== undefined) columns.url = changes.url;
-      if (changes.event_types !== undefined) columns.event_types = storedTypes(changes.event_types);
+      if (changes.event_types !== undefined) columns.event_types = storedNames(changes.event_types);
+      if (changes.filter !== undefined) columns.task_filter = storedFilter(changes.filter);
+      if (changes.fields !== undefined) columns.task_fields = storedNames(changes.fields);
       if (changes.description !== undefined) columns.description = changes.description;
       if (changes.api_version !== undefined) columns.api_version = changes.api_version;
+      refuseSubscriptionOutOfVersion({ ...row, ...columns }, changes);
       if (changes.enabled === false && row.enabled)
         Object.assign(columns, { enabled: false, disabled_reason: 'by_client' });
       if (changes.enabled === true && !row.enabled)

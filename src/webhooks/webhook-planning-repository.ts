@@ -1,6 +1,6 @@
 /**
  * Planning webhook deliveries: the first attempt of each numbered event for each enabled endpoint
- * of its tenant whose types select it. Planning follows numbering, a tenant at a time from the
+ * of its tenant whose types (and subscription, subscriptions.ts) select it. Planning follows numbering, a tenant at a time from the
  * last sequence planned (`webhook_planning`), a bounded chunk per transaction, so a tenant with
  * many endpoints and many events never holds a transaction, a lock or a connection for long. The
  * chunk's attempts and the tenant's new mark commit together, and the mark moves only from the
@@ -15,11 +15,14 @@ import { inTransaction } from '../db/transactions';
 import { toClaimed, type ClaimRow, type ClaimedDelivery } from './delivery-queue-repository';
 import { plannedAttempt } from './webhook-deliveries-repository';
 import { eventTypesOf } from './webhook-endpoints-repository';
+import { subscriptionOf, taskEventOf } from './subscriptions';
 
 type EventType = components['schemas']['EventType'];
 
 /** Rows per INSERT (SQLite allows 32,766 bound values). */
 const insertChunk = 200;
+/** The most events read with their data in one chunk, as a page of the feed holds. */
+const eventsReadWithData = 200;
 
 export type WebhookPlanningRepository = ReturnType<typeof webhookPlanningRepository>;
 
@@ -92,14 +95,34 @@ export function webhookPlanningRepository(knex: Knex) {
           const endpoints: Array<
             Omit<ClaimRow, 'delivery_id' | 'event_id' | 'event_type' | 'attempt'> & {
               event_types: string | null;
+              task_filter: string | null;
+              task_fields: string | null;
             }
           > = await trx('webhook_endpoints')
-            .select('webhook_endpoint_id', 'event_types', ...(claiming ? claimColumns : []))
+            .select(
+              'webhook_endpoint_id',
+              'event_types',
+              'task_filter',
+              'task_fields',
+              ...(claiming ? claimColumns : []),
+            )
             .where({ tenant_id: tenantId, enabled: true });
+          const selecting = endpoints.map((endpoint) => ({
+            endpoint,
+            types: eventTypesOf(endpoint),
+            subscription: subscriptionOf(endpoint.task_filter, endpoint.task_fields),
+            room: claiming?.rooms.get(endpoint.webhook_endpoint_id) ?? 0,
+          }));
+          // The events' data is read only for a subscription to look at, and then fewer at once.
+          const subscribed = selecting.some((one) => one.subscription !== undefined);
           const upTo =
             endpoints.length === 0
               ? last
-              : Math.min(last, mark + Math.max(1, Math.floor(maxAttempts / endpoints.length)));
+              : Math.min(
+                  last,
+                  mark + Math.max(1, Math.floor(maxAttempts / endpoints.length)),
+                  subscribed ? mark + eventsReadWithData : last,
+                );
           // The mark moves first: a planning of the same chunk elsewhere waits here, then finds it moved.
           if (!marked) {
             await trx('webhook_planning')
@@ -116,24 +139,24 @@ export function webhookPlanningRepository(knex: Knex) {
           }
           if (endpoints.length === 0)
             return { planned: 0, endpointIds: new Set(), claimed: [], caughtUp: upTo >= last };
-          const events: Array<{ event_id: string; type: EventType }> = await trx('events')
-            .select('event_id', 'type')
+          const events: Array<{ event_id: string; type: EventType; data?: string }> = await trx(
+            'events',
+          )
+            .select('event_id', 'type', ...(subscribed ? ['data'] : []))
             .where('tenant_id', tenantId)
             .where('sequence', '>', mark)
             .where('sequence', '<=', upTo);
           const now = nowForDb();
-          const selecting = endpoints.map((endpoint) => ({
-            endpoint,
-            types: eventTypesOf(endpoint),
-            room: claiming?.rooms.get(endpoint.webhook_endpoint_id) ?? 0,
-          }));
           const rows = [];
           const claimed: ClaimedDelivery[] = [];
           const unclaimed = new Set<string>();
           const leaseUntil = claiming && Date.now() + claiming.leaseMs;
-          for (const event of events)
+          for (const event of events) {
+            // Read (parsed) only when a subscription first asks, once for all of them.
+            const taskEvent = subscribed ? taskEventOf(event.type, event.data!) : undefined;
             for (const one of selecting) {
               if (one.types !== null && !one.types.includes(event.type)) continue;
+              if (taskEvent && one.subscription && !one.subscription.wants(taskEvent)) continue;
               const row = plannedAttempt(one.endpoint.webhook_endpoint_id, event, 1, now, now);
               rows.push(row);
               if (claiming && one.room > 0) {
@@ -150,6 +173,7 @@ export function webhookPlanningRepository(knex: Knex) {
                 );
               } else unclaimed.add(row.webhook_endpoint_id);
             }
+          }
           for (let i = 0; i < rows.length; i += insertChunk)
             await trx('webhook_deliveries').insert(rows.slice(i, i + insertChunk));
           return { planned: rows.length, endpointIds: unclaimed, claimed, caughtUp: upTo >= last };

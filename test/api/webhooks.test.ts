@@ -116,6 +116,9 @@ describe('endpoints', () => {
       webhook_endpoint_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       url: `${receiver.origin}/crud`,
       event_types: ['task.created'],
+      // A new tenant's endpoint subscribes to every task event its types select.
+      filter: null,
+      fields: null,
       description: 'board',
       enabled: true,
       disabled_reason: null,

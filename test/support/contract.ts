@@ -5,7 +5,7 @@
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, type Document, type Operation } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { loadDocument } from '../../src/http/document';
 import { madeVersionSet } from '../../src/http/older-versions';
@@ -23,11 +23,18 @@ const older = new Map(
 const ready = Promise.all([newest, ...older.values()].map((backend) => backend.init()));
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true, coerceTypes: false }));
 const compiled = new Map<object, ValidateFunction>();
+/**
+ * Compiles a dereferenced schema as openapi-backend's validator does: a recursive one (TaskFilter)
+ * made a schema with $refs first, which ajv needs. The method is private in its types only.
+ */
+const compileDecycled = (
+  OpenAPIValidator as unknown as { compileSchema(ajv: Ajv, schema: object): ValidateFunction }
+).compileSchema.bind(OpenAPIValidator);
 
 function validatorFor(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = compileDecycled(ajv, schema);
     compiled.set(schema, validate);
   }
   return validate;

@@ -1345,6 +1345,47 @@ export type components = {
          */
         WebhookEventTypes: components["schemas"]["EventType"][] | null;
         /**
+         * @description A field of a Task that a change can alter (`task_id`, `project_id` and `created_at` never
+         *     change; `updated_at` changes with every change, so it selects nothing).
+         * @example status
+         * @enum {string}
+         */
+        TaskField: "title" | "description" | "status" | "completed_at" | "priority" | "due_on" | "labels" | "assignee";
+        /**
+         * @description The tasks whose events are sent to the endpoint: a task event is sent when its task
+         *     matches this `TaskFilter` before the change or after it (a `task.created` has no before,
+         *     a `task.deleted` no after), so the endpoint hears of a task coming into what it follows,
+         *     changing there, and leaving it. Read on the task as the newest version shows it, whatever
+         *     the endpoint's `api_version`. `null` (or absent on registration) means every task; project
+         *     events are sent whatever the filter. A filter whose shape is wrong is `400` with `errors`
+         *     pointing to the place (`/filter/all/2/labels/has`). Decided when the event's delivery is
+         *     planned: a change of `filter` holds for the events planned after it, and a redelivery
+         *     (`POST …/deliveries`) is sent whatever it says. An endpoint in `2026-11-28` has no
+         *     `filter`, as it has no `fields` (see there).
+         * @example {
+         *       "labels": {
+         *         "has": "ops"
+         *       }
+         *     }
+         */
+        WebhookTaskFilter: components["schemas"]["TaskFilter"] | null;
+        /**
+         * @description A `task.updated` event is sent to the endpoint only when one of these fields changed (it
+         *     is in the event's `data.previous`); `null` (or absent on registration) means any change.
+         *     Other events are sent whatever the fields: `task.created` and `task.deleted` (which the
+         *     endpoint's `filter` may still select), and project events. Decided when the event's
+         *     delivery is planned: a change of `fields` holds for the events planned after it, and a
+         *     redelivery (`POST …/deliveries`) is sent whatever they say. An endpoint in `2026-11-28`
+         *     has neither `fields` nor `filter`: a `PATCH` that would leave one with either is `400`,
+         *     naming `api_version` when it moves the endpoint there (send them as `null` with it), else
+         *     the one it sets (move the endpoint to a later `api_version` with it).
+         * @example [
+         *       "status",
+         *       "assignee"
+         *     ]
+         */
+        WebhookTaskFields: components["schemas"]["TaskField"][] | null;
+        /**
          * @description Up to 500 characters, for people; never null.
          * @example Sync to the planning board
          */
@@ -1370,6 +1411,8 @@ export type components = {
          *       "webhook_endpoint_id": "0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d",
          *       "url": "https://hooks.example.com/task-tracker",
          *       "event_types": null,
+         *       "filter": null,
+         *       "fields": null,
          *       "description": "",
          *       "enabled": true,
          *       "disabled_reason": null,
@@ -1382,6 +1425,8 @@ export type components = {
             webhook_endpoint_id: components["schemas"]["Uuid"];
             url: components["schemas"]["WebhookUrl"];
             event_types: components["schemas"]["WebhookEventTypes"];
+            filter: components["schemas"]["WebhookTaskFilter"];
+            fields: components["schemas"]["WebhookTaskFields"];
             description: components["schemas"]["WebhookDescription"];
             enabled: boolean;
             /** @enum {string|null} */
@@ -1396,6 +1441,8 @@ export type components = {
          *       "webhook_endpoint_id": "0193a5c0-4e21-7b10-9c2d-3e4f5a6b7c8d",
          *       "url": "https://hooks.example.com/task-tracker",
          *       "event_types": null,
+         *       "filter": null,
+         *       "fields": null,
          *       "description": "",
          *       "enabled": true,
          *       "disabled_reason": null,
@@ -1409,6 +1456,8 @@ export type components = {
             webhook_endpoint_id: components["schemas"]["Uuid"];
             url: components["schemas"]["WebhookUrl"];
             event_types: components["schemas"]["WebhookEventTypes"];
+            filter: components["schemas"]["WebhookTaskFilter"];
+            fields: components["schemas"]["WebhookTaskFields"];
             description: components["schemas"]["WebhookDescription"];
             enabled: boolean;
             /** @enum {string|null} */
@@ -1425,12 +1474,23 @@ export type components = {
          *         "task.created",
          *         "task.updated",
          *         "task.deleted"
+         *       ],
+         *       "filter": {
+         *         "labels": {
+         *           "has": "ops"
+         *         }
+         *       },
+         *       "fields": [
+         *         "status",
+         *         "assignee"
          *       ]
          *     }
          */
         WebhookEndpointCreate: {
             url: components["schemas"]["WebhookUrl"];
             event_types?: components["schemas"]["WebhookEventTypes"];
+            filter?: components["schemas"]["WebhookTaskFilter"];
+            fields?: components["schemas"]["WebhookTaskFields"];
             /** @description Optional; when absent the description is `""` (an empty string). */
             description?: components["schemas"]["WebhookDescription"];
         };
@@ -1443,6 +1503,8 @@ export type components = {
         WebhookEndpointUpdate: {
             url?: components["schemas"]["WebhookUrl"];
             event_types?: components["schemas"]["WebhookEventTypes"];
+            filter?: components["schemas"]["WebhookTaskFilter"];
+            fields?: components["schemas"]["WebhookTaskFields"];
             description?: components["schemas"]["WebhookDescription"];
             /** @description `false` stops deliveries; `true` sends what is still pending. */
             enabled?: boolean;

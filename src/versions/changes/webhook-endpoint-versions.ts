@@ -5,28 +5,19 @@
  * it) receive their deliveries in 2026-11-28.
  */
 import {
+  eachEndpointOfAnswer,
   eachExampleObject,
   objectAt,
   removeProperty,
-  type Json,
   type JsonObject,
   type VersionChange,
 } from '../change';
 
 const endpointSchemas = ['WebhookEndpoint', 'WebhookEndpointWithSecret', 'WebhookEndpointUpdate'];
 
-function endpointDown(endpoint: Json | undefined): void {
-  if (endpoint !== null && typeof endpoint === 'object' && !Array.isArray(endpoint))
-    delete endpoint.api_version;
+function endpointDown(endpoint: JsonObject): void {
+  delete endpoint.api_version;
 }
-
-/** The operations whose answers carry endpoints, and where. */
-const endpointsIn: Record<string, (body: JsonObject) => void> = {
-  createWebhookEndpoint: endpointDown,
-  getWebhookEndpoint: endpointDown,
-  updateWebhookEndpoint: endpointDown,
-  listWebhookEndpoints: (page) => (page.data as Json[] | undefined)?.forEach(endpointDown),
-};
 
 export const webhookEndpointVersions: VersionChange = {
   sentence:
@@ -43,9 +34,7 @@ export const webhookEndpointVersions: VersionChange = {
   },
 
   answer(newer) {
-    const body = newer.body;
-    if (body !== null && typeof body === 'object' && !Array.isArray(body) && newer.status < 300)
-      endpointsIn[newer.operationId]?.(body);
+    eachEndpointOfAnswer(newer, endpointDown);
     return newer;
   },
 };

@@ -1,0 +1,127 @@
+/**
+ * Which task events an endpoint subscribes to (version 2026-12-15's `filter` and `fields`),
+ * decided as its deliveries are planned, so that an event it does not want gets no delivery at
+ * all. Both are read on the event as stored, in the newest shape, whatever version the endpoint's
+ * deliveries are given in: `fields` against the keys of `data.previous`, `filter` against the task
+ * after the change (`data.object`) and before it (`data.object` with `data.previous` over it;
+ * a created task has no before, a deleted one no after). Project events ignore both.
+ *
+ * Cheap, as it runs for each event and endpoint: a subscription is made once from the stored
+ * JSON, an event's data parsed once for all of a tenant's endpoints, and the task before the
+ * change looked at only when the change touched a field the filter reads. What costs is the
+ * words of a task for `text` (src/db/task-filter), so `text` is asked last.
+ */
+import type { components } from '../../generated/api';
+import { taskMatches, type TaskFilter } from '../db/task-filter';
+
+type Task = components['schemas']['Task'];
+type EventType = components['schemas']['EventType'];
+
+/** An endpoint's subscription, made once from its stored columns and kept for later chunks. */
+export interface Subscription {
+  wants(event: TaskEvent): boolean;
+}
+
+/** A task event as a subscription reads it; each part worked out once, when first asked for. */
+export interface TaskEvent {
+  /** The fields a `task.updated` changed; undefined for other types. */
+  changed(): ReadonlySet<string> | undefined;
+  before(): Task | undefined;
+  after(): Task | undefined;
+}
+
+/** The task event of an event row (its type and stored `data`), or undefined for a project's. */
+export function taskEventOf(type: EventType, data: string): TaskEvent | undefined {
+  if (!type.startsWith('task.')) return undefined;
+  let parsed: { object: Task; previous?: Partial<Task> } | undefined;
+  const read = () => (parsed ??= JSON.parse(data) as { object: Task; previous?: Partial<Task> });
+  let changed: Set<string> | undefined;
+  let before: Task | undefined;
+  return {
+    changed: () =>
+      type === 'task.updated'
+        ? (changed ??= new Set(Object.keys(read().previous ?? {})))
+        : undefined,
+    before: () =>
+      type === 'task.created'
+        ? undefined
+        : type === 'task.deleted'
+          ? read().object
+          : (before ??= { ...read().object, ...read().previous }),
+    after: () => (type === 'task.deleted' ? undefined : read().object),
+  };
+}
+
+/** Subscriptions made, by their stored columns: endpoints with the same columns share one. */
+const made = new Map<string, Subscription>();
+/** Enough for every endpoint of many tenants; past it the map starts again. */
+const mostKept = 10_000;
+
+/**
+ * The subscription of an endpoint's stored `task_filter` and `task_fields` (JSON, or null), or
+ * undefined when it has neither (it wants every event its types select).
+ */
+export function subscriptionOf(
+  filterJson: string | null,
+  fieldsJson: string | null,
+): Subscription | undefined {
+  if (filterJson === null && fieldsJson === null) return undefined;
+  const key = `${filterJson}\n${fieldsJson}`;
+  let subscription = made.get(key);
+  if (subscription === undefined) {
+    if (made.size >= mostKept) made.clear();
+    subscription = subscribe(
+      filterJson === null ? undefined : textLast(JSON.parse(filterJson) as TaskFilter),
+      fieldsJson === null ? undefined : (JSON.parse(fieldsJson) as string[]),
+    );
+    made.set(key, subscription);
+  }
+  return subscription;
+}
+
+function subscribe(filter: TaskFilter | undefined, fields: string[] | undefined): Subscription {
+  const read = filter && [...fieldsRead(filter)];
+  return {
+    wants(event) {
+      const changed = event.changed();
+      if (fields !== undefined && changed !== undefined)
+        if (!fields.some((field) => changed.has(field))) return false;
+      if (filter === undefined) return true;
+      const after = event.after();
+      if (after !== undefined && taskMatches(filter, after)) return true;
+      // An update that changed nothing the filter reads leaves its answer as it was.
+      if (changed !== undefined && !read!.some((field) => changed.has(field))) return false;
+      const before = event.before();
+      return before !== undefined && taskMatches(filter, before);
+    },
+  };
+}
+
+/** The Task fields a filter reads (`text` reads the title and the description). */
+function fieldsRead(filter: TaskFilter, into = new Set<string>()): Set<string> {
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === 'all' || key === 'any')
+      for (const inner of value as TaskFilter[]) fieldsRead(inner, into);
+    else if (key === 'not') fieldsRead(value as TaskFilter, into);
+    else if (key === 'text') into.add('title').add('description');
+    else into.add(key);
+  }
+  return into;
+}
+
+/**
+ * The filter with the parts of each `all` and `any` that read `text` put last: the answer is the
+ * same, and the cheap parts, which need no words of the task's title and description (the cost
+ * of a filter), often settle it first.
+ */
+function textLast(filter: TaskFilter): TaskFilter {
+  const readsText = (part: TaskFilter) => fieldsRead(part).has('title');
+  const ordered = (parts: TaskFilter[]) => {
+    const inOrder = parts.map(textLast);
+    return [...inOrder.filter((part) => !readsText(part)), ...inOrder.filter(readsText)];
+  };
+  if ('all' in filter) return { all: ordered(filter.all) };
+  if ('any' in filter) return { any: ordered(filter.any) };
+  if ('not' in filter) return { not: textLast(filter.not) };
+  return filter;
+}
