@@ -1206,10 +1206,12 @@ export interface components {
         TaskSearch: {
             filter: components["schemas"]["TaskFilter"];
             /**
-             * @description The order of the page, as the lists' `sort`; a leading `-` means newest first. Optional; when absent, `created_at`.
+             * @description The order of the page, as the lists' `sort`: a leading `-` reverses it, ties included;
+             *     `due_on` and `priority` break ties by `created_at`, then id, and tasks without `due_on`
+             *     come last in both `due_on` and `-due_on`. Optional; when absent, `created_at`.
              * @enum {string}
              */
-            sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
+            sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "due_on" | "-due_on" | "priority" | "-priority";
             /**
              * Format: int32
              * @description The most tasks a page holds, 1 to 200; when absent, 50.

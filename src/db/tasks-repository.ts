@@ -5,7 +5,7 @@ import { UnknownProjectError } from '../errors';
 import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
 import type { EventLog } from './event-log';
-import { selectPage, type KeysetOrder } from './keyset';
+import { selectPage } from './keyset';
 import { searchWords, whereTaskFilter, type TaskFilter } from './task-filter';
 import { taskOrder, type TaskSort } from './task-order';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
@@ -28,24 +28,12 @@ type TaskListQuery = Omit<ListParameters, 'sort' | 'limit'> & {
   limit: number;
 };
 
-type TaskSearchSort = NonNullable<components['schemas']['TaskSearch']['sort']>;
-
 interface TaskSearchQuery {
   filter: TaskFilter;
-  sort: TaskSearchSort;
+  /** The lists' orders: TaskSearch's `sort` has the same values as TaskSort. */
+  sort: TaskSort;
   limit: number;
   cursor?: string;
-}
-
-/**
- * A search's order as keyset.ts pages it. The lists' sorts by `due_on` and `priority` plug in
- * here once keyset paging has them (the lists' order function), as the lists' `sort` does.
- */
-function searchOrder(sort: TaskSearchSort): KeysetOrder {
-  return {
-    column: sort.replace('-', '') as KeysetOrder['column'],
-    descending: sort.startsWith('-'),
-  };
 }
 
 /** A task as its row holds it; a bulk change (tasks-bulk-repository.ts) reads the same rows. */
@@ -283,7 +271,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
             ),
             filter,
           ),
-        order: searchOrder(sort),
+        order: taskOrder(sort),
         limit,
         cursor,
       });

@@ -230,6 +230,61 @@ it('pages by keyset in created_at order (or the reverse), each task once while t
   expect(all.json.data.map((task: Task) => task.title)).toEqual(made.map((task) => task.title));
 });
 
+it('sorts as the lists do, across projects: by due_on (undated last either way) and by priority, a page at a time', async () => {
+  const sorting: string[] = [];
+  for (const name of ['sorting one', 'sorting two'])
+    sorting.push((await call('POST', '/v1/projects', { name })).json.project_id);
+  const made: Array<[number, TaskCreate]> = [
+    [0, { title: 'first undated', priority: 'low' }],
+    [1, { title: 'late', priority: 'high', due_on: '2027-01-10' }],
+    [0, { title: 'early', priority: 'urgent', due_on: '2026-12-01' }],
+    [1, { title: 'second undated' }],
+    [0, { title: 'middle', priority: 'medium', due_on: '2026-12-15' }],
+  ];
+  for (const [project, task] of made) await create(sorting[project], task);
+  const walk = async (sort: string) => {
+    const titles: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const filter: TaskFilter = { project_id: { in: sorting } };
+      const page = await search({ filter, sort, limit: 1, cursor });
+      expect([sort, page.status]).toEqual([sort, 200]);
+      titles.push(...page.json.data.map((task: Task) => task.title));
+      cursor = page.json.next_cursor ?? undefined;
+    } while (cursor);
+    return titles;
+  };
+  expect(await walk('due_on')).toEqual([
+    'early',
+    'middle',
+    'late',
+    'first undated',
+    'second undated',
+  ]);
+  expect(await walk('-due_on')).toEqual([
+    'late',
+    'middle',
+    'early',
+    'second undated',
+    'first undated',
+  ]);
+  // urgent, high, medium, low, none; `-` reverses the whole key, ties by created_at included.
+  expect(await walk('-priority')).toEqual([
+    'early',
+    'late',
+    'middle',
+    'first undated',
+    'second undated',
+  ]);
+  expect(await walk('priority')).toEqual([
+    'second undated',
+    'first undated',
+    'middle',
+    'late',
+    'early',
+  ]);
+});
+
 it("never finds another tenant's tasks, even by its project's id", async () => {
   const everything: TaskFilter = { not: { text: 'nothing-has-this-word' } };
   const ours = await found(everything);
