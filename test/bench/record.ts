@@ -24,6 +24,7 @@ const parts = [
   'abuse-bench',
   'hostile-matrix',
   'scale',
+  'planning-bench',
   'cluster-bench',
 ];
 

@@ -19,6 +19,7 @@ import { seedFixture, withKnex, type Fixture } from './fixture';
 import { drive, type LoadResult, type Operation } from './load';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
 import { fmt, mark } from './report';
+import { dropIndexesFrom } from './table-indexes';
 
 const settings = {
   mysqlUrl: process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/',
@@ -143,44 +144,14 @@ async function seedProjects(knex: Knex): Promise<{ fixture: Fixture; neighbourId
   return { fixture, neighbourIds };
 }
 
-const showCreateTasks = async (knex: Knex): Promise<string> =>
-  (await knex.raw('show create table tasks'))[0][0]['Create Table'];
-
 /**
  * The seed writes updated_at in a scrambled order, so each row lands on a random page of the
  * indexes on updated_at; once those outgrow the buffer pool (128 MB by default) every chunk
  * waits on the disk. With them in place the million rows took about 2 minutes on a 2-core
  * machine, the chunks slowing from 2 s to 33 s; dropped, then rebuilt by a sort, about 20 s.
- * The table keeps its indexes in the order they were made (the optimizer meets them in that
- * order), so every index from the first on updated_at on is dropped and all are rebuilt in
- * order, from their own definitions; then the table is checked to be as migrated.
  */
-async function dropUpdatedAtIndexes(
-  knex: Knex,
-): Promise<{ dropped: string[]; rebuild(): Promise<void> }> {
-  const migrated = await showCreateTasks(knex);
-  const indexes = migrated
-    .split('\n')
-    .map((line) => line.trim().replace(/,$/, ''))
-    .filter((line) => line.startsWith('KEY '));
-  const definitions = indexes.slice(
-    indexes.findIndex((definition) => definition.includes('`updated_at`')),
-  );
-  const names = definitions.map((definition) => /^KEY (`\w+`)/.exec(definition)![1]);
-  await knex.raw(`alter table tasks ${names.map((name) => `drop index ${name}`).join(', ')}`);
-  return {
-    dropped: names,
-    async rebuild() {
-      await knex.raw(
-        `alter table tasks ${definitions.map((definition) => `add ${definition}`).join(', ')}`,
-      );
-      if ((await showCreateTasks(knex)) !== migrated)
-        throw new Error(
-          `tasks differs from its migrated self after the seed:\n${await showCreateTasks(knex)}`,
-        );
-    },
-  };
-}
+const dropUpdatedAtIndexes = (knex: Knex) =>
+  dropIndexesFrom(knex, 'tasks', (definition) => definition.includes('`updated_at`'));
 
 /** Fills the big project and its neighbours, then has MariaDB re-read the statistics; prints how long each part took. */
 async function seedTasks(knex: Knex, bigProjectId: string, neighbourIds: string[]): Promise<void> {

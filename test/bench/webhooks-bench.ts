@@ -15,8 +15,6 @@
  *    the creates' without endpoints, on the same machine: issue 32 asked for 2,000 a second when
  *    this bench created 494 a second, and machines of this kind differ threefold in speed.
  */
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import { issueApiKey } from '../../src/cli/issue-api-key';
@@ -27,6 +25,7 @@ import { newestVersion, supportedVersions } from '../../src/versions/versions';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { seedFixture, withKnex } from './fixture';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
+import { startReceiver, type Receiver } from './receiver';
 import { fmt, mark } from './report';
 
 const mysqlUrl = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
@@ -93,45 +92,6 @@ interface Tenant {
   key: string;
   projectId: string;
   endpoints: Array<{ id: string; path: string }>;
-}
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
-/** The receiver (receiver-thread.ts): counts read at any time, what arrived when read on request. */
-async function startReceiver() {
-  const counts = new Int32Array(new SharedArrayBuffer(8));
-  const thread = new Worker(path.join(__dirname, 'receiver-thread.js'), {
-    workerData: { counts, mainTimeOrigin: performance.timeOrigin },
-  });
-  const { port, nice } = await new Promise<{ port: number; nice: number }>((resolve) =>
-    thread.once('message', resolve),
-  );
-  return {
-    base: `http://127.0.0.1:${port}`,
-    /** The receiver thread's nice value: -20 unless the bench may not raise it. */
-    nice,
-    /** When each event reached each endpoint, and how many reached each path. */
-    snapshot: () =>
-      new Promise<{ arrivedAt: Map<string, number>; byPath: Map<string, number> }>((resolve) => {
-        thread.once('message', resolve);
-        thread.postMessage('snapshot');
-      }),
-    /** How many reached each path: a snapshot without the arrivals, cheap enough to ask for often. */
-    byPath: () =>
-      new Promise<Map<string, number>>((resolve) => {
-        thread.once('message', (message: { byPath: Map<string, number> }) =>
-          resolve(message.byPath),
-        );
-        thread.postMessage('paths');
-      }),
-    deliveries: () => Atomics.load(counts, 0),
-    twice: () => Atomics.load(counts, 1),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        thread.once('exit', () => resolve());
-        thread.postMessage('stop');
-      }),
-  };
 }
 
 /** A tenant of its own with a key and a project to create tasks in. */
