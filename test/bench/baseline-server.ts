@@ -16,6 +16,8 @@ import mysql, {
   type RowDataPacket,
 } from 'mysql2/promise';
 import { v7 as uuidv7 } from 'uuid';
+// The tokens of a task's words are the service's own rule, not framework: the baseline writes them too.
+import { searchWords } from '../../src/db/task-filter/words';
 
 export const statements = {
   begin: 'BEGIN',
@@ -28,6 +30,7 @@ export const statements = {
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
   lockTask:
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ? for update',
+  insertSearchWords: 'insert into `task_search_words` (`search_words`, `task_id`) values (?, ?)',
   insertEvent:
     'insert into `events` (`created_at`, `data`, `event_id`, `project_id`, `request_id`, `sequence`, `tenant_id`, `type`) values (?, ?, ?, ?, ?, ?, ?, ?)',
   updateTaskStatus:
@@ -43,7 +46,13 @@ const packet = (...sql: string[]) => sql.join(';\n');
 export const statementsByOperation = {
   createTask: [
     statements.findKey,
-    packet(statements.begin, statements.insertTask, statements.insertEvent, statements.commit),
+    packet(
+      statements.begin,
+      statements.insertTask,
+      statements.insertSearchWords,
+      statements.insertEvent,
+      statements.commit,
+    ),
   ],
   getTask: [statements.findKey, statements.findTask],
   updateTask: [
@@ -197,6 +206,7 @@ function main(): void {
             packet(
               statements.begin,
               statements.insertTask,
+              statements.insertSearchWords,
               statements.insertEvent,
               statements.commit,
             ),
@@ -205,6 +215,8 @@ function main(): void {
               project_id,
               tenantId,
               ...Object.values(rest),
+              searchWords(row.title, row.description),
+              task_id,
               ...eventValues(tenantId, 'task.created', toTask(created)),
             ],
           )
