@@ -279,13 +279,13 @@ it('retries a bulk change whose answer was lost with its one Idempotency-Key: ch
     .filter((request) => request.path === '/v1/tasks/bulk-update');
   expect(attempts).toHaveLength(2);
   expect(attempts[0].headers['idempotency-key']).toBe(attempts[1].headers['idempotency-key']);
-  // The changes' events, once numbered (the tasks' creations may be numbered after `before`
-  // was read): two, one per task, and no more.
+  // The changes' events, once numbered (the projects' and tasks' creations may be numbered
+  // after `before` was read): two, one per task, and no more.
   const events: TypedEvent<'2026-12-15'>[] = [];
   for (let cursor = before; ;) {
     const changes = () => events.filter((event) => event.type === 'task.updated').length;
     const page = await tt.events.page({ cursor, limit: 100, wait: changes() < 2 ? 5 : 0 });
-    events.push(...page.data.filter((event) => event.type !== 'task.created'));
+    events.push(...page.data.filter((event) => !event.type.endsWith('.created')));
     cursor = page.next_cursor;
     if (changes() >= 2 && page.data.length === 0) break;
   }
