@@ -35,11 +35,18 @@ export function jsonBytes(row: object): number {
   return bytes + Math.max(fields - 1, 0); // the commas
 }
 
-/** The most bytes a row's JSON can take: each UTF-16 unit of its text as `\uXXXX` at worst, and room for the rest. */
+/**
+ * The most bytes a row's JSON can take: each UTF-16 unit of its text as `\uXXXX` at worst, and
+ * room for the rest. A `for…in` over a row reads its fields in place, where Object.values built an
+ * array per row: a fifth of the cost on a page of 50 tasks (BENCHMARKS.md).
+ */
 function mostBytes(row: object): number {
-  let units = 256;
-  for (const value of Object.values(row)) if (typeof value === 'string') units += value.length * 6;
-  return units;
+  let units = 0;
+  for (const key in row) {
+    const value = (row as Record<string, unknown>)[key];
+    if (typeof value === 'string') units += value.length;
+  }
+  return 256 + units * 6;
 }
 
 /** Whether the rows' JSON may pass the page's limit: a quick bound, from their text's length alone. */
