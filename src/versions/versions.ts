@@ -31,11 +31,13 @@ export const versions: readonly SupportedVersion[] = [
     version: '2026-12-15',
     releasedOn: '2026-12-15',
     status: 'supported',
-    // webhookSubscriptions refers to taskSearch's TaskFilter: undone before it.
+    // Undone in this order. webhookSubscriptions refers to taskSearch's TaskFilter: undone before
+    // it. planningFields before cancelledTasks: a task's last fields are deleted first, which
+    // keeps its fast layout (planning-fields.ts).
     changes: [
-      cancelledTasks,
       webhookEndpointVersions,
       planningFields,
+      cancelledTasks,
       planningLists,
       webhookSubscriptions,
       taskSearch,
