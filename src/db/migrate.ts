@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { isDuplicateKey, isWriteConflict } from './database-errors';
+import { fillTaskTenants } from './task-tenants';
 
 /** How long a start waits for another instance's migrations to end before it gives up. */
 const ownerWaitMs = 60_000;
@@ -97,6 +98,9 @@ export async function migrateToLatest(
       try {
         await ensureOneKnexLockRow(knex);
         const [, applied] = (await knex.migrate.latest()) as [number, string[]];
+        // Tasks that instances of the version before inserted during a rolling upgrade, after
+        // the migration filled the rest: this start may be the first after the last of them.
+        await fillTaskTenants(knex);
         return applied;
       } finally {
         await releaseOwnership(knex, owner);

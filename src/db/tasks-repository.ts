@@ -6,7 +6,7 @@ import { compileSelect } from './compiled-select';
 import { isForeignKeyViolation, isNullViolation, translatingErrors } from './database-errors';
 import type { EventLog } from './event-log';
 import { selectPage } from './keyset';
-import { searchWords, whereTaskFilter, type TaskFilter } from './task-filter';
+import { labelsOfTask, searchWords, whereTaskFilter, type TaskFilter } from './task-filter';
 import { taskOrder, type TaskSort } from './task-order';
 import { fromDbTimestamp, nowForDb, type DbTimestamp } from './timestamps';
 import type { Transaction, WriteContext } from './transactions';
@@ -40,6 +40,8 @@ interface TaskSearchQuery {
 export interface TaskRow {
   task_id: string;
   project_id: string;
+  /** The project's (task-tenants.ts). */
+  tenant_id: string;
   title: string;
   description: string | null;
   status: TaskStatus;
@@ -81,6 +83,7 @@ export function toTask(row: TaskRow): Task {
 const insertedColumns = [
   'task_id',
   'project_id',
+  'tenant_id',
   'title',
   'description',
   'status',
@@ -183,6 +186,8 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       const row: TaskRow = {
         task_id: uuidv7(),
         project_id: task.project_id,
+        // The project's tenant: the insert fails unless the project is this tenant's.
+        tenant_id: tenantId,
         title: task.title,
         description: task.description ?? null,
         status: 'pending',
@@ -263,14 +268,8 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         db: knex,
         table: 'tasks',
         idColumn: 'task_id',
-        scope: (q) =>
-          whereTaskFilter(
-            q.whereIn(
-              'tasks.project_id',
-              knex('projects').select('project_id').where('tenant_id', tenantId),
-            ),
-            filter,
-          ),
+        // Through the indexes led by tenant_id (migration 20261215100100), one for each order.
+        scope: (q) => whereTaskFilter(q.where('tasks.tenant_id', tenantId), filter),
         order: taskOrder(sort),
         limit,
         cursor,
@@ -324,17 +323,9 @@ function listFilter(db: Knex, query: TaskListQuery, sortedBy?: 'created_at' | 'u
     if (statuses && !byStatus) q.whereIn('tasks.status', statuses);
     if (ranks && !byPriority) q.whereIn('tasks.priority', ranks);
     if (assignee !== undefined) q.where('tasks.assignee', assignee);
-    // A task has every label when it has as many of their folds as there are: counted through
-    // task_labels' key (task_id, label_fold), one probe for each task the list reads. Not EXISTS,
-    // which MariaDB may turn into a join led by the fold, reading every project's labels.
-    const folds = [...new Set((label ?? []).map(labelFold))];
-    if (folds.length > 0) {
-      const labelled = db('task_labels')
-        .count('*')
-        .whereRaw('?? = ??', ['task_labels.task_id', 'tasks.task_id'])
-        .whereIn('task_labels.label_fold', folds);
-      q.whereRaw('(?) = ?', [labelled, folds.length]);
-    }
+    // A task has every label when it has as many of their folds as there are.
+    if (label !== undefined && label.length > 0)
+      q.whereRaw('(?) = ?', [labelsOfTask(db, label), new Set(label.map(labelFold)).size]);
     // A task without a due date is neither before nor after a day: NULL compares to nothing.
     if (due_before !== undefined) q.where('tasks.due_on', '<', due_before);
     if (due_after !== undefined) q.where('tasks.due_on', '>', due_after);

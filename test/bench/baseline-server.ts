@@ -25,7 +25,7 @@ export const statements = {
   findKey:
     'select `key_id`, `tenant_id`, `scopes`, `api_version` from `api_keys` where `key_hash` = ? and `revoked_at` is null and (`expires_at` is null or `expires_at` > ?) limit ?',
   insertTask:
-    'insert into tasks (task_id, project_id, title, description, status, created_at, updated_at, priority, due_on, labels, assignee, version) values (?, (select project_id from projects where project_id = ? and tenant_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into tasks (task_id, project_id, tenant_id, title, description, status, created_at, updated_at, priority, due_on, labels, assignee, version) values (?, (select project_id from projects where project_id = ? and tenant_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   findTask:
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
   lockTask:
@@ -213,6 +213,8 @@ function main(): void {
             [
               task_id,
               project_id,
+              tenantId,
+              // The task's tenant_id.
               tenantId,
               ...Object.values(rest),
               searchWords(row.title, row.description),

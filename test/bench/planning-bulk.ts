@@ -38,19 +38,24 @@ async function until(done: () => Promise<boolean>, timeoutMs: number): Promise<b
   return done();
 }
 
-/** A project of `count` tasks written straight into the tables: their ids, in order. */
+/** A project of `count` tasks of the tenant written straight into the tables: their ids, in order. */
 export async function projectOfTasks(
   call: ApiCall,
-  databaseUrl: string,
+  database: { url: string; tenantId: string },
   name: string,
   count: number,
 ): Promise<{ projectId: string; taskIds: string[] }> {
   const { body } = await call<{ project_id: string }>('POST', '/v1/projects', { name }, 201);
   const createdMs = Date.now() - count;
   const tasks = Array.from({ length: count }, (_, n) =>
-    plannedTask(n, { projectId: body.project_id, createdMs: createdMs + n, rare: false }),
+    plannedTask(n, {
+      projectId: body.project_id,
+      tenantId: database.tenantId,
+      createdMs: createdMs + n,
+      rare: false,
+    }),
   );
-  const connection = await mysql.createConnection(databaseUrl);
+  const connection = await mysql.createConnection(database.url);
   try {
     await insertTasks(connection, tasks);
   } finally {
@@ -92,7 +97,7 @@ export async function benchBulkUpdate(bench: {
   for (const endpoint of endpoints.data)
     await call('DELETE', `/v1/webhook-endpoints/${endpoint.webhook_endpoint_id}`);
 
-  const { projectId, taskIds } = await projectOfTasks(call, database.url, projectName, bulkTasks);
+  const { projectId, taskIds } = await projectOfTasks(call, database, projectName, bulkTasks);
   const { body: endpoint } = await call<WebhookEndpoint>(
     'POST',
     '/v1/webhook-endpoints',

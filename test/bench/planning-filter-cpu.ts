@@ -100,7 +100,12 @@ async function sideOf(
   const { key } = await issueApiKey(repositories, tenant, ['read', 'write']);
   const { tenant_id: tenantId } = await repositories.tenants.findOrCreate(tenant);
   const call = apiClient(service.url, key);
-  const { projectId } = await projectOfTasks(call, databaseUrl, tenant, bulkTasks);
+  const { projectId } = await projectOfTasks(
+    call,
+    { url: databaseUrl, tenantId },
+    tenant,
+    bulkTasks,
+  );
   const { requestId } = await call<TaskBulkResult>('POST', '/v1/tasks/bulk-update', {
     filter: { project_id: { in: [projectId] } },
     changes: { assignee: 'erin@example.com', labels_add: ['bulk'] },

@@ -29,7 +29,7 @@ export interface PlanningLayout {
 }
 
 /** Raise it when the rows the seed writes change: a kept database of an older layout is seeded again. */
-const seedLayout = 1;
+const seedLayout = 2;
 const markerTable = 'bench_planning_seed';
 export const tenantName = 'planning bench';
 
@@ -96,6 +96,7 @@ export interface PlannedTask {
 const taskColumns = [
   'task_id',
   'project_id',
+  'tenant_id',
   'title',
   'description',
   'status',
@@ -109,12 +110,12 @@ const taskColumns = [
   'assignee',
 ];
 
-/** Task number `n` of a project, created at `createdMs`; with `rareWord` in its description when `rare`. */
+/** Task number `n` of a tenant's project, created at `createdMs`; with `rareWord` in its description when `rare`. */
 export function plannedTask(
   n: number,
-  place: { projectId: string; createdMs: number; rare: boolean },
+  place: { projectId: string; tenantId: string; createdMs: number; rare: boolean },
 ): PlannedTask {
-  const { projectId, createdMs, rare } = place;
+  const { projectId, tenantId, createdMs, rare } = place;
   const updatedMs = createdMs + Math.floor(unit(n, 1) * 10 * dayMs);
   const u = unit(n, 2);
   const status = u < 0.45 ? 'pending' : u < 0.7 ? 'in_progress' : u < 0.95 ? 'done' : 'cancelled';
@@ -134,6 +135,7 @@ export function plannedTask(
     row: [
       idOf(createdMs, n),
       projectId,
+      tenantId,
       title,
       description,
       status,
@@ -274,6 +276,7 @@ async function seed(
         const n = from + k;
         return plannedTask(n, {
           projectId: projectIds[n % layout.projects],
+          tenantId,
           createdMs: seededFrom + Math.floor(n * stepMs),
           rare: n % stride === stride - 1,
         });

@@ -79,6 +79,12 @@ it('keeps the project and task lists on indexes that start with their scope', as
     ['project_id', 'due_on', 'created_at', 'task_id'],
     ['project_id', 'priority', 'created_at', 'task_id'],
     ['project_id', 'assignee', 'created_at', 'task_id'],
+    // A search across the tenant's projects, in each order (src/db/tasks-repository.ts).
+    ['tenant_id', 'created_at', 'task_id'],
+    ['tenant_id', 'updated_at', 'task_id'],
+    ['tenant_id', 'due_on', 'created_at', 'task_id'],
+    ['tenant_id', 'priority', 'created_at', 'task_id'],
+    ['tenant_id', 'assignee', 'created_at', 'task_id', 'status', 'due_on'],
   ]) {
     expect(taskIndexes).toContainEqual(columns);
   }
@@ -230,6 +236,7 @@ it('brings tasks made before the planning fields into them: priority none, no du
     '20261205120000-add-tasks-project-due-index',
     '20261205120100-add-tasks-project-priority-index',
     '20261205120200-add-tasks-project-assignee-index',
+    '20261215100100-add-tasks-tenant-indexes',
   ];
   for (const name of [...added].reverse()) await knex.migrate.down({ name });
   expect(await knex.schema.hasTable('task_labels')).toBe(false);
@@ -345,4 +352,62 @@ it('fills the words of tasks made before TaskFilter text, and both indexes find 
   await knex('tasks').whereIn('task_id', ids).delete();
   expect(await knex('task_search_words').whereIn('task_id', ids)).toEqual([]);
   expect(await found('task')).toBe(0);
+});
+
+it("gives tasks made before tasks had a tenant their project's, and those an instance of the version before makes at the next start", async () => {
+  const added = ['20261215100000-add-tasks-tenant', '20261215100100-add-tasks-tenant-indexes'];
+  for (const name of [...added].reverse()) await knex.migrate.down({ name });
+  const at = '2026-12-14 10:00:00.000';
+  const tenants = [uuidv7(), uuidv7()];
+  const projects = [uuidv7(), uuidv7(), uuidv7()];
+  const tenantOf = (p: number) => tenants[p % 2];
+  await knex('tenants').insert(
+    tenants.map((tenant_id, i) => ({ tenant_id, name: `before-tenant-${i}`, created_at: at })),
+  );
+  await knex('projects').insert(
+    projects.map((project_id, p) => ({
+      project_id,
+      tenant_id: tenantOf(p),
+      name: 'p',
+      description: '',
+      created_at: at,
+      updated_at: at,
+    })),
+  );
+  // More than a batch of the fill's, so that it goes on after the first.
+  const task = (p: number) => ({
+    task_id: uuidv7(),
+    project_id: projects[p],
+    title: 't',
+    description: null,
+    status: 'pending',
+    created_at: at,
+    updated_at: at,
+  });
+  const rows = Array.from({ length: 1100 }, (_, i) => task(i % 3));
+  await knex.batchInsert('tasks', rows, 200);
+  const tenantsOf = async (ids: string[]) =>
+    Object.fromEntries(
+      (await knex('tasks').whereIn('task_id', ids).select('task_id', 'tenant_id')).map(
+        (row: { task_id: string; tenant_id: string }) => [row.task_id, row.tenant_id],
+      ),
+    );
+  const expected = (tasks: typeof rows) =>
+    Object.fromEntries(
+      tasks.map((row) => [row.task_id, tenantOf(projects.indexOf(row.project_id))]),
+    );
+
+  for (const name of added) await knex.migrate.up({ name });
+  const ids = rows.map((row) => row.task_id);
+  for (let i = 0; i < ids.length; i += 500)
+    expect(await tenantsOf(ids.slice(i, i + 500))).toEqual(expected(rows.slice(i, i + 500)));
+  // An instance of the version before, still running, names no tenant: the next start fills it.
+  const late = task(1);
+  await knex('tasks').insert(late);
+  expect(await tenantsOf([late.task_id])).toEqual({ [late.task_id]: '' });
+  await migrateToLatest(knex);
+  expect(await tenantsOf([late.task_id])).toEqual(expected([late]));
+  await knex('tasks')
+    .whereIn('task_id', [...ids, late.task_id])
+    .delete();
 });

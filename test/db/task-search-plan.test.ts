@@ -1,0 +1,307 @@
+/**
+ * A search across a tenant's projects (POST /v1/tasks/search) reads the tenant's tasks through an
+ * index led by tenant_id in the page's order, on the engine this jest project runs against, for
+ * the searches issue 46 times: by assignee, status and a due_on range; by two labels; by `text`.
+ * As in task-list-plan.test.ts, the page query is the one the repository sends. The ids of a page
+ * come from one read in index order (no sort of every matching task), which after a cursor starts
+ * at it; on MariaDB, ANALYZE counts the rows that read examined, which must be of the order of a
+ * page, not of the tenant's tasks. `text` is found through the full-text index: it reads the
+ * tasks with the word, however many tasks the tenant has.
+ */
+import type { Knex } from 'knex';
+import { v7 as uuidv7 } from 'uuid';
+import { createKnex } from '../../src/db/knex';
+import { migrateToLatest } from '../../src/db/migrate';
+import { createRepositories, type Repositories } from '../../src/all-repositories';
+import { searchWords, type TaskFilter } from '../../src/db/task-filter';
+import { toDbTimestamp } from '../../src/db/timestamps';
+import { createTestDatabase, testEngine, type TestDatabase } from '../support/test-database';
+
+/** The searched tenant's tasks, over its projects; the other tenant has as many. */
+const tasksPerTenant = 6000;
+const projectsPerTenant = 4;
+const pageSize = 20;
+/** In one task of this many: the word `text` looks for. */
+const rareEvery = 100;
+
+let database: TestDatabase;
+let knex: Knex;
+let repositories: Repositories;
+let tenantId: string;
+
+const statuses = ['pending', 'in_progress', 'done', 'cancelled'];
+const assignees = ['ana', 'ben', 'chen', null];
+
+/**
+ * A tenant's tasks, its projects taking turns, a second apart, interleaved with the other
+ * tenant's: a quarter each status and assignee, due dates over 200 days (a tenth none), the label
+ * backend on half and ops on a third, each drawn apart so that a sixth have both.
+ */
+async function seedTenant(tenant: string, offset: number): Promise<void> {
+  const projectIds: string[] = [];
+  for (let p = 0; p < projectsPerTenant; p++)
+    projectIds.push(
+      (
+        await repositories.inTransaction('fixture', (write) =>
+          repositories.projects.create(tenant, { name: `p${p}`, description: '' }, write),
+        )
+      ).value.project_id,
+    );
+  const start = Date.parse('2026-01-01T00:00:00.000Z');
+  const rows = [];
+  const labels = [];
+  const words = [];
+  for (let i = 0; i < tasksPerTenant; i++) {
+    const taskId = uuidv7();
+    const taskLabels = [...(i % 2 === 0 ? ['backend'] : []), ...(i % 3 === 0 ? ['ops'] : [])];
+    const description = i % rareEvery === 7 ? 'needs quixote' : null;
+    rows.push({
+      task_id: taskId,
+      project_id: projectIds[i % projectsPerTenant],
+      tenant_id: tenant,
+      title: `task ${i}`,
+      description,
+      status: statuses[Math.floor(i / 4) % 4],
+      created_at: toDbTimestamp(new Date(start + (2 * i + offset) * 1000).toISOString()),
+      updated_at: toDbTimestamp(new Date(start + (2 * i + offset) * 1000).toISOString()),
+      priority: i % 5,
+      due_on:
+        i % 10 === 9
+          ? null
+          : new Date(start + ((i * 7919) % 200) * 86_400_000).toISOString().slice(0, 10),
+      labels: JSON.stringify(taskLabels),
+      assignee: assignees[i % 4],
+      version: 1,
+    });
+    labels.push(...taskLabels.map((label_fold) => ({ task_id: taskId, label_fold })));
+    words.push({ task_id: taskId, search_words: searchWords(`task ${i}`, description) });
+  }
+  await knex.batchInsert('tasks', rows, 500);
+  await knex.batchInsert('task_labels', labels, 500);
+  await knex.batchInsert('task_search_words', words, 500);
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  knex = createKnex(database.config);
+  await migrateToLatest(knex);
+  repositories = createRepositories(knex);
+  tenantId = (await repositories.tenants.findOrCreate('searched')).tenant_id;
+  const otherId = (await repositories.tenants.findOrCreate('other')).tenant_id;
+  await seedTenant(tenantId, 0);
+  await seedTenant(otherId, 1);
+  // Statistics, as a database in use has them, so the optimizer chooses as it would there.
+  await knex.raw(
+    testEngine === 'mysql' ? 'ANALYZE TABLE tasks, task_labels, task_search_words' : 'ANALYZE',
+  );
+}, 120_000);
+afterAll(async () => {
+  await knex?.destroy();
+  await database?.drop();
+});
+
+interface SentQuery {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+/** Searches a page through the repository; the one query that read tasks, and the next cursor. */
+async function searchPage(
+  filter: TaskFilter,
+  cursor?: string,
+): Promise<SentQuery & { nextCursor: string | null }> {
+  const sent: SentQuery[] = [];
+  const record = (q: { sql: string; bindings?: readonly unknown[] }) =>
+    sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
+  knex.on('query', record);
+  let page;
+  try {
+    page = await repositories.tasks.search(tenantId, {
+      filter,
+      sort: 'created_at',
+      limit: pageSize,
+      cursor,
+    });
+  } finally {
+    knex.off('query', record);
+  }
+  const readsTasks = sent.filter((q) => /\bfrom [`"]tasks[`"]/i.test(q.sql));
+  expect(readsTasks).toHaveLength(1);
+  expect(page.data).toHaveLength(pageSize);
+  return { ...readsTasks[0], nextCursor: page.next_cursor };
+}
+
+interface Case {
+  title: string;
+  filter: TaskFilter;
+  /** The index the page's ids are read through, in order, and its columns compared to one value. */
+  index: string;
+  equal: string[];
+  /** Whether each task read is probed for its labels through task_labels' key. */
+  probesLabels: boolean;
+  /** At most how many of the tenant's tasks a page's read may examine. */
+  examined: number;
+}
+
+const cases: Case[] = [
+  {
+    title: 'assignee, status and a due_on range',
+    filter: {
+      all: [
+        { assignee: { eq: 'ben' } },
+        { status: { in: ['pending', 'in_progress'] } },
+        { due_on: { gte: '2026-02-01', lt: '2026-06-01' } },
+      ],
+    },
+    index: 'tasks_tenant_assignee',
+    equal: ['tenant_id', 'assignee'],
+    probesLabels: false,
+    // Half of ben's tasks have such a status, and about 60 % such a due date.
+    examined: 8 * (pageSize + 1),
+  },
+  {
+    title: 'two labels (has_all)',
+    filter: { labels: { has_all: ['Backend', 'ops'] } },
+    index: 'tasks_tenant_created',
+    equal: ['tenant_id'],
+    probesLabels: true,
+    // A sixth have both.
+    examined: 8 * (pageSize + 1),
+  },
+];
+
+interface MariaDbExplainRow {
+  select_type: string;
+  table: string;
+  type: string;
+  key: string | null;
+  Extra: string;
+}
+
+/** The reads of tasks in ANALYZE FORMAT=JSON, with the rows each examined. */
+async function mariaDbReads(
+  query: SentQuery,
+): Promise<Array<{ key?: string; used_key_parts?: string[]; r_rows?: number; r_loops?: number }>> {
+  const [[{ ANALYZE: json }]] = await knex.raw(
+    'ANALYZE FORMAT=JSON ' + query.sql,
+    query.bindings as Knex.RawBinding[],
+  );
+  const found: Array<{ key?: string; r_rows?: number; r_loops?: number }> = [];
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const table = node as { table_name?: string };
+    if (table.table_name === 'tasks') found.push(node as (typeof found)[number]);
+    Object.values(node).forEach(visit);
+  };
+  visit(JSON.parse(json));
+  return found;
+}
+
+async function expectMariaDbPlan(query: SentQuery, expected: Case, afterCursor: boolean) {
+  const [rows] = (await knex.raw('EXPLAIN ' + query.sql, query.bindings as Knex.RawBinding[])) as [
+    MariaDbExplainRow[],
+  ];
+  const reads = rows.filter(
+    (row) => row.table === 'tasks' && !(row.type === 'eq_ref' && row.key === 'PRIMARY'),
+  );
+  expect(reads).toHaveLength(1);
+  expect(reads[0]).toMatchObject({ select_type: 'DERIVED', key: expected.index });
+  expect(reads[0].type).toBe(afterCursor ? 'range' : 'ref');
+  // In index order: no sort of every matching task before the LIMIT.
+  expect(reads[0].Extra).not.toContain('Using filesort');
+  expect(reads[0].Extra).not.toContain('Using temporary');
+  const probes = rows.filter((row) => row.table === 'task_labels');
+  if (expected.probesLabels) {
+    expect(probes).toHaveLength(1);
+    expect(probes[0]).toMatchObject({ select_type: 'DEPENDENT SUBQUERY', key: 'PRIMARY' });
+  } else {
+    expect(probes).toEqual([]);
+    // The index holds every column the filter compares: no task's row is read to choose.
+    expect(reads[0].Extra).toContain('Using index');
+  }
+  const analyzed = (await mariaDbReads(query)).filter((read) => read.key === expected.index);
+  expect(analyzed).toHaveLength(1);
+  if (afterCursor) expect(analyzed[0].used_key_parts).toEqual([...expected.equal, 'created_at']);
+  expect(analyzed[0].r_rows).toBeGreaterThanOrEqual(pageSize);
+  expect(analyzed[0].r_rows).toBeLessThanOrEqual(expected.examined);
+}
+
+interface SqlitePlanRow {
+  id: number;
+  parent: number;
+  detail: string;
+}
+
+async function sqlitePlan(query: SentQuery): Promise<string[]> {
+  const rows: SqlitePlanRow[] = await knex.raw(
+    'EXPLAIN QUERY PLAN ' + query.sql,
+    query.bindings as Knex.RawBinding[],
+  );
+  return rows.map((row) => row.detail);
+}
+
+async function expectSqlitePlan(query: SentQuery, expected: Case, afterCursor: boolean) {
+  const details = await sqlitePlan(query);
+  const reads = details.filter(
+    (detail) => /^(SCAN|SEARCH) tasks\b/.test(detail) && !/\(task_id=\?\)$/.test(detail),
+  );
+  expect(reads).toHaveLength(1);
+  const bounds = [
+    ...expected.equal.map((column) => `${column}=\\?`),
+    ...(afterCursor ? ['created_at>\\?'] : []),
+  ].join(' AND ');
+  expect(reads[0]).toMatch(
+    new RegExp(`^SEARCH tasks USING (COVERING )?INDEX ${expected.index} \\(${bounds}\\)$`),
+  );
+  // Only the page itself is sorted, never the tenant's matching tasks.
+  expect(details.filter((detail) => detail.includes('TEMP B-TREE'))).toHaveLength(1);
+  const probes = details.filter((detail) => detail.startsWith('SEARCH task_labels'));
+  expect(probes).toHaveLength(expected.probesLabels ? 1 : 0);
+  for (const probe of probes)
+    expect(probe).toMatch(/\((task_id=\? AND label_fold=\?|label_fold=\? AND task_id=\?)\)$/);
+}
+
+const planCases = cases.flatMap((c) =>
+  [false, true].map((afterCursor) => ({
+    ...c,
+    afterCursor,
+    page: afterCursor ? 'the page after a cursor' : 'the first page',
+  })),
+);
+
+test.each(planCases)(
+  '$title, $page: its ids are read in order through $index',
+  async (expected) => {
+    let query = await searchPage(expected.filter);
+    if (expected.afterCursor) query = await searchPage(expected.filter, query.nextCursor!);
+    if (testEngine === 'mysql') await expectMariaDbPlan(query, expected, expected.afterCursor);
+    else await expectSqlitePlan(query, expected, expected.afterCursor);
+  },
+);
+
+test('text: the tasks with the word, found through the full-text index, whatever the tenant has', async () => {
+  const query = await searchPage({ text: 'quixote' });
+  if (testEngine === 'mysql') {
+    const [rows] = (await knex.raw(
+      'EXPLAIN ' + query.sql,
+      query.bindings as Knex.RawBinding[],
+    )) as [MariaDbExplainRow[]];
+    expect(rows.find((row) => row.table === 'task_search_words')).toMatchObject({
+      type: 'fulltext',
+      key: 'task_search',
+    });
+    // Each task with the word is read by its id, none through an index of the tenant's tasks.
+    for (const row of rows.filter((row) => row.table === 'tasks'))
+      expect(row).toMatchObject({ type: 'eq_ref', key: 'PRIMARY' });
+    const examined = (await mariaDbReads(query)).map(
+      (read) => (read.r_rows ?? 0) * (read.r_loops ?? 1),
+    );
+    // Both tenants' tasks with the word, then the page's.
+    expect(Math.max(...examined)).toBeLessThanOrEqual((2 * tasksPerTenant) / rareEvery);
+    return;
+  }
+  const details = await sqlitePlan(query);
+  expect(details).toContainEqual(expect.stringMatching(/^SCAN task_search VIRTUAL TABLE INDEX/));
+  for (const read of details.filter((detail) => /^(SCAN|SEARCH) tasks\b/.test(detail)))
+    expect(read).toMatch(/\(task_id=\?\)$|USING INTEGER PRIMARY KEY|PRIMARY KEY/);
+});
