@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { InvalidCursorError } from '../errors';
+import { compileSelect, type CompiledSelect } from './compiled-select';
 import { readPage } from './page-reads';
 import { dbTimestampPattern, isRealTimestamp, type DbTimestamp } from './timestamps';
 
@@ -35,13 +36,18 @@ interface Position {
   id: string;
 }
 
+/** The values a page's conditions compare, by name: see PageQuery's `shape`. */
+export type PageValues = Record<string, Knex.Value>;
+
 export interface PageQuery {
   /** Never a transaction: see readPage. */
   db: Knex;
   table: string;
   idColumn: string;
+  /** The columns a page's rows hold (qualified by the table); all of them when absent. */
+  columns?: readonly string[];
   /** Narrows the rows to the list's own: a tenant's projects, a project's tasks. */
-  scope: (query: Knex.QueryBuilder) => void;
+  scope: (query: Knex.QueryBuilder, values: PageValues) => void;
   /**
    * A filter as parts that each have an index in the page's order: a task list filtered by
    * several statuses, one part per status. No index serves `status IN (…)` and the order
@@ -52,10 +58,20 @@ export interface PageQuery {
    * Keeps only the rows the caller may see (a join to the owning tenant), applied to the page's
    * rows after the ids are chosen, so the choice stays a scan of the index alone.
    */
-  visibleTo?: (query: Knex.QueryBuilder) => void;
+  visibleTo?: (query: Knex.QueryBuilder, values: PageValues) => void;
   order: KeysetOrder;
   limit: number;
   cursor?: string;
+  /** What `scope` and `visibleTo` compare, when they take their values from their argument. */
+  values?: PageValues;
+  /**
+   * Names the statement `scope`, `parts` and `visibleTo` build when every value they compare
+   * comes from `values` (a list without filters): it is then compiled once for the shape, the
+   * order, the kind of cursor and the limit, and run with the values, rather than built by knex
+   * for each page, which was a good part of a list's CPU. A list whose conditions hold values of
+   * their own names none.
+   */
+  shape?: string;
 }
 
 export interface Page<Row> {
@@ -213,24 +229,23 @@ export function cursorAfterRow(
   return encodeCursor(order, positionOf(order, idColumn, row));
 }
 
-/**
- * Selects one page. The ids are chosen first by an inner query the index covers, then joined
- * back to the table (a deferred join): MariaDB runs that as an index range that costs the same
- * on page 1000 as on page 1, where a plain keyset SELECT * steps over every earlier row. A list
- * in parts, or an order in runs, takes the first ids of each part's and run's own seek, then the
- * first of those.
- */
-export async function selectPage<Row extends Record<string, unknown>>(
+/** The statement of one page's rows after `after`: `values` are what its conditions compare. */
+function pageStatement(
   query: PageQuery,
-): Promise<Page<Row>> {
-  const { db, table, idColumn, scope, order, limit } = query;
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order);
+  after: Position | undefined,
+  values: PageValues,
+): Knex.QueryBuilder {
+  const { db, table, idColumn, order, limit } = query;
   const runs = runsAfter(order, table, idColumn, after);
   const parts = query.parts ?? [() => {}];
   const keys = [idColumn, order.column, ...(order.leading ? [order.leading.column] : [])];
   const seek = (columns: string[], part: Condition, run: Run) =>
     inKeyOrder(
-      db(table).select(columns).where(scope).where(part).where(run.where),
+      db(table)
+        .select(columns)
+        .where((q) => query.scope(q, values))
+        .where(part)
+        .where(run.where),
       order,
       idColumn,
       '',
@@ -246,17 +261,74 @@ export async function selectPage<Row extends Record<string, unknown>>(
     seeks.length > 1
       ? inKeyOrder(db.select(idColumn).from(merged().as('seeks')), order, idColumn).limit(limit + 1)
       : seek([idColumn], ...seeks[0]);
+  return inKeyOrder(
+    db(table)
+      .select(query.columns ?? `${table}.*`)
+      .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
+      .modify((q) => query.visibleTo?.(q, values)),
+    order,
+    idColumn,
+    `${table}.`,
+  );
+}
 
-  const select = (): Promise<Row[]> =>
-    inKeyOrder(
-      db(table)
-        .select(`${table}.*`)
-        .join(ids.as('page'), `${table}.${idColumn}`, `page.${idColumn}`)
-        .modify((q) => query.visibleTo?.(q)),
-      order,
-      idColumn,
-      `${table}.`,
+/** Compiled page statements, by shape: a bounded number, the oldest dropped first. */
+const compiledPages = new Map<string, CompiledSelect<string>>();
+const mostCompiledPages = 256;
+const positionNames = { lead: '\u0000lead', at: '\u0000at', id: '\u0000id' } as const;
+
+/** The rows of one page of a list that names its shape, by the statement compiled for it. */
+function selectCompiled<Row>(query: PageQuery, after: Position | undefined): Promise<Row[]> {
+  const { db, order, limit } = query;
+  const values = query.values ?? {};
+  // A cursor past a row without a leading value makes a statement of another shape (IS NULL).
+  const cursorKind = after === undefined ? 'first' : after.lead === null ? 'after null' : 'after';
+  const key = [db.client.dialect, query.shape, orderName(order), cursorKind, limit].join('|');
+  let select = compiledPages.get(key);
+  if (select === undefined) {
+    const names = [...Object.keys(values), ...Object.values(positionNames)];
+    select = compileSelect(db, names, (standIns) =>
+      pageStatement(
+        query,
+        after && {
+          lead: after.lead === null ? null : standIns[positionNames.lead],
+          at: standIns[positionNames.at],
+          id: standIns[positionNames.id],
+        },
+        standIns,
+      ),
     );
+    if (compiledPages.size >= mostCompiledPages)
+      compiledPages.delete(compiledPages.keys().next().value!);
+    compiledPages.set(key, select);
+  }
+  return select<Row>(
+    {
+      ...values,
+      [positionNames.lead]: after?.lead ?? null,
+      [positionNames.at]: after?.at ?? null,
+      [positionNames.id]: after?.id ?? null,
+    },
+    db,
+  );
+}
+
+/**
+ * Selects one page. The ids are chosen first by an inner query the index covers, then joined
+ * back to the table (a deferred join): MariaDB runs that as an index range that costs the same
+ * on page 1000 as on page 1, where a plain keyset SELECT * steps over every earlier row. A list
+ * in parts, or an order in runs, takes the first ids of each part's and run's own seek, then the
+ * first of those.
+ */
+export async function selectPage<Row extends Record<string, unknown>>(
+  query: PageQuery,
+): Promise<Page<Row>> {
+  const { idColumn, order, limit } = query;
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, order);
+  const select = (): Promise<Row[]> =>
+    query.shape === undefined
+      ? (pageStatement(query, after, query.values ?? {}) as unknown as Promise<Row[]>)
+      : selectCompiled<Row>(query, after);
   const { rows, fitting } = await readPage(select, limit);
   if (rows.length <= fitting) return { rows, nextCursor: null };
   rows.length = fitting;

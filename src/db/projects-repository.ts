@@ -103,9 +103,11 @@ export function projectsRepository(knex: Knex, events: EventLog) {
         db: knex,
         table: 'projects',
         idColumn: 'project_id',
-        scope: (q) => q.where('projects.tenant_id', tenantId),
+        scope: (q, values) => q.where('projects.tenant_id', values.tenantId),
         order: { column: 'created_at', descending: false },
         ...page,
+        values: { tenantId },
+        shape: 'projects of a tenant',
       });
       return { data: rows.map(toProject), next_cursor: nextCursor };
     },

@@ -59,6 +59,22 @@ export interface TaskRow {
   [column: string]: unknown;
 }
 
+/** The columns a list reads: what a task shows, and nothing only writes use (version, tenant_id). */
+const listedColumns = [
+  'task_id',
+  'project_id',
+  'title',
+  'description',
+  'status',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'priority',
+  'due_on',
+  'labels',
+  'assignee',
+].map((column) => `tasks.${column}`);
+
 function versioned(row: TaskRow): Versioned<Task> {
   return { value: toTask(row), version: row.version };
 }
@@ -244,13 +260,18 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         db: knex,
         table: 'tasks',
         idColumn: 'task_id',
-        scope: (q) => q.where('tasks.project_id', projectId).where(filter),
+        columns: listedColumns,
+        scope: (q, values) => q.where('tasks.project_id', values.projectId).where(filter),
         parts,
         // A condition on no column of the page: the database reads the project's row once.
-        visibleTo: (q) => q.whereExists(projectOfTenant(tenantId, projectId)),
+        visibleTo: (q, values) =>
+          q.whereExists(projectOfTenant(String(values.tenantId), String(values.projectId))),
         order,
         limit: query.limit,
         cursor: query.cursor,
+        values: { tenantId, projectId },
+        // Without filters the statement is the same for every project: compiled once.
+        shape: isFiltered(query) ? undefined : 'tasks of a project',
       });
       // An empty page may mean the project is not the tenant's: only then is that asked apart.
       if (rows.length === 0 && (await projectOfTenant(tenantId, projectId)) === undefined)
@@ -310,6 +331,13 @@ type Condition = (query: Knex.QueryBuilder) => void;
  * with the project and that value, then the timestamp (status: created_at and updated_at;
  * priority: created_at), so each part is one seek of it. A value named twice is one part.
  */
+/** The list's parameters that choose no tasks: any other given is a filter. */
+const pagingParameters = new Set(['sort', 'limit', 'cursor']);
+
+/** Whether a list asks for some of the project's tasks only. */
+const isFiltered = (query: TaskListQuery) =>
+  Object.entries(query).some(([name, value]) => value !== undefined && !pagingParameters.has(name));
+
 function listFilter(db: Knex, query: TaskListQuery, sortedBy?: 'created_at' | 'updated_at') {
   const { status, priority, assignee, label, due_before, due_after } = query;
   const ranks = priority && [...new Set(priority.map(priorityRank))];

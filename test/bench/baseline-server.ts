@@ -36,7 +36,7 @@ export const statements = {
   updateTaskStatus:
     'update `tasks` set `status` = ?, `completed_at` = ?, `updated_at` = ?, `version` = ? where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) and `version` = ?',
   listTasks:
-    'select `tasks`.* from `tasks` inner join (select `task_id` from `tasks` where (`tasks`.`project_id` = ?) order by `created_at` asc, `task_id` asc limit ?) as `page` on `tasks`.`task_id` = `page`.`task_id` where exists (select `project_id` from `projects` where `project_id` = ? and `tenant_id` = ? limit ?) order by `tasks`.`created_at` asc, `tasks`.`task_id` asc',
+    'select `tasks`.`task_id`, `tasks`.`project_id`, `tasks`.`title`, `tasks`.`description`, `tasks`.`status`, `tasks`.`created_at`, `tasks`.`updated_at`, `tasks`.`completed_at`, `tasks`.`priority`, `tasks`.`due_on`, `tasks`.`labels`, `tasks`.`assignee` from `tasks` inner join (select `task_id` from `tasks` where (`tasks`.`project_id` = ?) order by `created_at` asc, `task_id` asc limit ?) as `page` on `tasks`.`task_id` = `page`.`task_id` where exists (select `project_id` from `projects` where `project_id` = ? and `tenant_id` = ? limit ?) order by `tasks`.`created_at` asc, `tasks`.`task_id` asc',
 };
 
 /** Statements sent together, in one round trip (a multi-statement packet), as the service's transactions send them. */

@@ -122,3 +122,24 @@ it('goes on from a cursor of a project list, and refuses one made for another so
   expect(() => orderTasks(tenantsTasks(), '-due_on', cursor)).toThrow(InvalidCursorError);
   expect(() => orderTasks(tenantsTasks(), 'priority', cursor)).toThrow(InvalidCursorError);
 });
+
+it.each(sorts)(
+  "walks a project's list by %s through its compiled statement, each project its own tasks",
+  async (sort) => {
+    // An unfiltered list runs a statement compiled once per sort, kind of cursor and page size
+    // (src/db/keyset.ts): walked for two projects, each gets its own tasks in the order.
+    const { tasks } = createRepositories(knex);
+    for (const project of ['p1', 'p2'])
+      for (const limit of [1, 4, 7]) {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await tasks.listForProject('tenant', project, { sort, limit, cursor });
+          seen.push(...page!.data.map((task) => task.task_id));
+          cursor = page!.next_cursor ?? undefined;
+        } while (cursor);
+        const own = rows.filter((row) => row.project_id === project).map((row) => row.task_id);
+        expect(seen).toEqual(expected(sort).filter((id) => own.includes(id)));
+      }
+  },
+);
