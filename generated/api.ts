@@ -269,9 +269,10 @@ export interface paths {
          *     what would change.
          *
          *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
-         *     or its filter matches (a change of 1,000 tasks as 10), and a tenant runs at most 2 bulk changes
-         *     (`bulk-update` and `bulk-delete` together) at a time, on all instances together: a third
-         *     is `429`.
+         *     or its filter matches (a change of 1,000 tasks as 10), and its answer's `RateLimit` header
+         *     says what is left after all of them (`r` 10 fewer after 1,000 tasks); a tenant runs at most
+         *     2 bulk changes (`bulk-update` and `bulk-delete` together) at a time, on all instances
+         *     together: a third is `429`.
          */
         post: operations["updateTasksInBulk"];
         delete?: never;
@@ -311,8 +312,9 @@ export interface paths {
          *     recorded: the answer says what would be.
          *
          *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
-         *     or its filter matches, and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
-         *     time, on all instances together: a third is `429`.
+         *     or its filter matches (a delete of 1,000 tasks as 10), and its answer's `RateLimit` header
+         *     says what is left after all of them; a tenant runs at most 2 bulk changes (`bulk-update`
+         *     and `bulk-delete` together) at a time, on all instances together: a third is `429`.
          */
         post: operations["deleteTasksInBulk"];
         delete?: never;

@@ -503,10 +503,25 @@ describe('against the key’s rate limit', () => {
         }),
       });
     // 1,000 tasks count as 10 of the 12: the first answers (no such task), and 3 more need 3.
-    expect((await send(1000)).status).toBe(404);
+    const counted = await send(1000);
+    expect(counted.status).toBe(404);
+    // Its own RateLimit header says what it took: 2 left, not the 11 of one request.
+    expect(counted.headers.get('ratelimit')).toMatch(/^"12-in-1min"; r=2; t=\d+$/);
     const refused = await send(300);
     expect(refused.status).toBe(429);
     expect(refused.json.detail).toMatch(/a bulk change of 300 tasks counts as 3/);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"12-in-1min"; r=0; t=\d+$/);
+    // A call of 100 tasks or fewer is one request, and its header says so.
+    const other = await limited.createKey('counted-one');
+    const one = await limited.send('POST', '/v1/tasks/bulk-delete', {
+      key: other,
+      headers: { 'Content-Type': 'application/json', 'Api-Version': newest },
+      body: JSON.stringify({ task_ids: ['0193a5b3-0000-7000-8000-000000000001'], dry_run: true }),
+    });
+    expect([one.status, one.headers.get('ratelimit')]).toEqual([
+      404,
+      expect.stringMatching(/^"12-in-1min"; r=11; t=\d+$/),
+    ]);
   });
 });
