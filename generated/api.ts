@@ -1992,6 +1992,35 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request is malformed or breaks the schema (a delete takes no `changes`). */
+        BulkDeleteBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The body is well formed, but it names more than 1,000 tasks, or the Idempotency-Key was
+         *     used with another body; nothing was deleted.
+         */
+        UnprocessableBulkDelete: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The tenant runs 2 bulk changes already (on any instance), or this instance runs as many as
          *     it may, or the key has used its quota (a bulk change counts one request per 100 tasks), or
@@ -3137,14 +3166,14 @@ export interface operations {
                     "application/json": components["schemas"]["TaskBulkResult"];
                 };
             };
-            400: components["responses"]["BulkBadRequest"];
+            400: components["responses"]["BulkDeleteBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableBulkChange"];
+            422: components["responses"]["UnprocessableBulkDelete"];
             429: components["responses"]["TooManyBulkChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
