@@ -655,8 +655,9 @@ export type components = {
          */
         Label: string;
         /**
-         * @description A set of up to 20 labels. Two labels are the same when their Unicode case folds are equal
-         *     (`Ops` and `ops`): a label keeps the spelling it was first given, and a label named twice
+         * @description A set of up to 20 labels. Two labels are the same when the Unicode case folds of their NFC
+         *     normalisation are equal (`Ops` and `ops`; `café` typed with `é` and typed with `e` and a
+         *     combining accent): a label keeps the spelling it was first given, and a label named twice
          *     counts once. Answers list labels sorted by their case folds.
          * @example [
          *       "launch",
@@ -937,7 +938,8 @@ export type components = {
          * @description Which tasks: an object that is exactly one of a combinator (`all` or `any`, a list of
          *     filters, or `not`, a filter), one field with one or more operators, all of which must
          *     hold (`{"priority": {"gte": "high"}}`), or `text`. Combinators nest at most 3 deep, and a
-         *     filter has at most 50 conditions (each operator is one). Labels compare by case fold;
+         *     filter has at most 50 conditions (each operator is one). Labels compare by case fold
+         *     after NFC normalisation, as `text`'s words do;
          *     `due_on`'s comparisons never match a task without one (`is_null` finds those);
          *     `created_at` and `updated_at` take a `Timestamp`.
          * @example {
@@ -1111,7 +1113,10 @@ export type components = {
          *     }
          */
         TaskFilterLabels: {
-            /** @description Labels compare by their case folds (`Ops` is `ops`). */
+            /**
+             * @description Labels compare by the case folds of their NFC normalisation (`Ops` is `ops`; `é` is
+             *     `e` followed by a combining accent).
+             */
             labels: {
                 /** @description The task has this label. */
                 has?: components["schemas"]["Label"];
@@ -1170,9 +1175,10 @@ export type components = {
         TaskFilterText: {
             /**
              * @description The task's title or description contains every word of it (each word in either).
-             *     Words are runs of letters and digits (`user_name` is two), compared by case fold as
+             *     Words are runs of letters and digits (`user_name` is two) of the text's NFC
+             *     normalisation (`e` followed by a combining accent is `é`), compared by case fold as
              *     whole words (`Straße` is `STRASSE`; `launch` is not `launched`), each at least 3
-             *     characters long (a shorter one is a `400`).
+             *     characters long, counted after normalisation (a shorter one is a `400`).
              */
             text: string;
         };
@@ -2209,7 +2215,8 @@ export type components = {
         /**
          * @description Only tasks that have every one of these labels; repeat the parameter for several
          *     (`?label=launch&label=ops`). A label matches whatever its case (`Ops` finds a task
-         *     labelled `ops`): labels are compared by their Unicode case folds.
+         *     labelled `ops`): labels are compared by the Unicode case folds of their NFC
+         *     normalisation (`cafe%CC%81`, `e` and a combining accent, finds `café`).
          * @example [
          *       "launch",
          *       "ops"
@@ -2687,7 +2694,8 @@ export interface operations {
                 /**
                  * @description Only tasks that have every one of these labels; repeat the parameter for several
                  *     (`?label=launch&label=ops`). A label matches whatever its case (`Ops` finds a task
-                 *     labelled `ops`): labels are compared by their Unicode case folds.
+                 *     labelled `ops`): labels are compared by the Unicode case folds of their NFC
+                 *     normalisation (`cafe%CC%81`, `e` and a combining accent, finds `café`).
                  * @example [
                  *       "launch",
                  *       "ops"
