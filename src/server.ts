@@ -258,10 +258,7 @@ export async function startService(
         countRedelivery: redeliveryLimit({ stores: counting }),
         countEndpointChange: endpointChangeLimit({ stores: counting }),
       },
-      bulkFences: {
-        ...bulkFence(repositories.bulkSlots, config.bulkChangesPerInstance),
-        countMore: keyRateLimit?.countMore,
-      },
+      bulkFences: bulkFence(repositories.bulkSlots, config.bulkChangesPerInstance),
       authFailures,
       knownKeys,
       versions: options.apiVersions,
@@ -280,7 +277,7 @@ export async function startService(
       slowReaderTimeoutSeconds: config.slowReaderTimeoutSeconds,
       maxConnectionsPerAddress: config.maxConnectionsPerAddress,
       shutdown,
-      countRequest: keyRateLimit?.countRequest,
+      keyRateLimit,
     });
     const server = httpServerFor(app, config);
     answerUnparsableRequests(server, logger, metrics);

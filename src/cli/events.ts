@@ -173,18 +173,25 @@ async function listen(args: string[]): Promise<void> {
     .digest('base64url')
     .slice(0, 22);
   const from = values.from ?? state.cursors[place] ?? 'latest';
-  console.log(
-    `Forwarding ${types ? types.join(', ') : 'every event'} of ${url} to ${target}, from ${values.from ?? (state.cursors[place] ? 'where the last listener stopped' : 'now on')}.`,
-  );
-  console.log(`Signed with ${state.secret} (the same on every start; kept in ${statePath()}).`);
+  const fromWhere =
+    values.from ?? (state.cursors[place] ? 'where the last listener stopped' : 'now on');
   const stop = new AbortController();
   stopWithParent(onStopSignal(() => stop.abort()));
   const store = (cursor: string) => {
     state.cursors[place] = cursor;
     writeState(state);
   };
-  // The position is stored before the first event, so a listener stopped before one resumes here.
-  const events = client.events.follow({ from, types, signal: stop.signal, onStart: store });
+  // Once the feed has been read where the listener starts (for `latest`, its head), before any
+  // event: the position is stored, so a listener stopped before one resumes here, and only then
+  // does it say it forwards "from now on", so a change made once it said so is forwarded.
+  const onStart = (cursor: string) => {
+    store(cursor);
+    console.log(
+      `Forwarding ${types ? types.join(', ') : 'every event'} of ${url} to ${target}, from ${fromWhere}.`,
+    );
+    console.log(`Signed with ${state.secret} (the same on every start; kept in ${statePath()}).`);
+  };
+  const events = client.events.follow({ from, types, signal: stop.signal, onStart });
   for await (const event of events) {
     const { cursor, ...delivered } = event;
     for (let failures = 0; !stop.signal.aborted;) {

@@ -15,11 +15,15 @@ export const priorityRank = (priority: TaskPriority): number => priorities.index
 export const priorityOfRank = (rank: number): TaskPriority => priorities[rank] ?? 'none';
 
 /**
- * A label's Unicode case fold. JavaScript has no case folding of its own; upper then lower case
- * gives full folding's answers for the letters where lower case alone does not (ß and ss, ς and
- * σ, ﬁ and fi). What matters is that equal labels get one fold, the same every time.
+ * A label's Unicode case fold, of its NFC normalisation: `é` typed as one character or as `e` and
+ * a combining accent is one label (and one word of a TaskFilter's `text`). JavaScript has no case
+ * folding of its own; upper then lower case gives full folding's answers for the letters where
+ * lower case alone does not (ß and ss, ς and σ, ﬁ and fi). What matters is that equal labels get
+ * one fold, the same every time. Case mapping never makes a string shorter, so a fold has at
+ * least as many code points as its label's NFC form.
  */
-export const labelFold = (label: string): string => label.toUpperCase().toLowerCase();
+export const labelFold = (label: string): string =>
+  label.normalize('NFC').toUpperCase().toLowerCase();
 
 /**
  * The set a request names, sorted by fold: a label named twice (in any case) counts once, and a

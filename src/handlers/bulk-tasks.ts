@@ -11,14 +11,12 @@ import type { BulkOutcome, TaskSelection } from '../db/tasks-bulk-repository';
 import { checkTaskFilter } from '../db/task-filter';
 import { labelFold } from '../db/task-planning';
 import { bulkTaskLimit, InvalidFieldError, TooManyTasksError } from '../errors';
-import type { OperationChecks, OperationHandler, OperationInput } from './operation';
+import type { CheckInput, OperationChecks, OperationHandler, OperationInput } from './operation';
 
-/** What bounds bulk changes besides their own size. */
+/** What bounds bulk changes besides their own size and the key's rate limit. */
 export interface BulkFences {
   /** Takes a place for one of the tenant's bulk changes; a 429 problem when there is none. */
   enter(tenantId: string): Promise<Release>;
-  /** Counts requests past the call itself against its key's limit (absent: limiting is off). */
-  countMore?: (keyId: string, requests: number, why: string) => Promise<void>;
 }
 
 /** A bulk change counts as one request per this many tasks. */
@@ -100,7 +98,11 @@ export function bulkTaskChecks(
    * transaction finds them again, and refuses more than the limit then too); the place to give
    * back once it has answered.
    */
-  async function admit(principal: Principal, body: BulkBody): Promise<Release> {
+  async function admit(
+    principal: Principal,
+    body: BulkBody,
+    countMore: CheckInput['countMore'],
+  ): Promise<Release> {
     const selection = selectionOf(body);
     if ('taskIds' in selection && new Set(selection.taskIds).size > bulkTaskLimit)
       throw new TooManyTasksError(new Set(selection.taskIds).size);
@@ -110,11 +112,7 @@ export function bulkTaskChecks(
       if (tasks > bulkTaskLimit) throw new TooManyTasksError(tasks);
       const requests = Math.ceil(tasks / tasksPerRequest);
       if (requests > 1)
-        await fences.countMore?.(
-          principal.keyId,
-          requests - 1,
-          `a bulk change of ${tasks} tasks counts as ${requests}`,
-        );
+        await countMore(requests - 1, `a bulk change of ${tasks} tasks counts as ${requests}`);
     } catch (error) {
       await release();
       throw error;
@@ -123,10 +121,10 @@ export function bulkTaskChecks(
   }
 
   return {
-    updateTasksInBulk: async ({ principal, body }) => {
+    updateTasksInBulk: async ({ principal, body, countMore }) => {
       refuseLabelsInBoth(body.changes);
-      return admit(principal, body);
+      return admit(principal, body, countMore);
     },
-    deleteTasksInBulk: ({ principal, body }) => admit(principal, body),
+    deleteTasksInBulk: ({ principal, body, countMore }) => admit(principal, body, countMore),
   };
 }

@@ -90,8 +90,18 @@ export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
  * answers how to give it back, which is called once the change has answered, however it ended.
  */
 export type OperationCheck<K extends OperationId> = (
-  input: Omit<OperationInput<K>, 'write'>,
+  input: Omit<OperationInput<K>, 'write'> & CheckInput,
 ) => Promise<void | (() => Promise<void>)>;
+
+/** What a check may do besides reading the request. */
+export interface CheckInput {
+  /**
+   * Counts requests past this one against its key's quota (a bulk change counts one per 100
+   * tasks): the answer's RateLimit header then says what is left after them all. Rejects with the
+   * 429 problem past the quota; does nothing when rate limiting is off.
+   */
+  countMore(requests: number, why: string): Promise<void>;
+}
 export type OperationChecks = { [K in OperationId]?: OperationCheck<K> };
 
 /** Marks query parameters that the document gives a default, so validation always fills them. */

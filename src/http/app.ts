@@ -19,7 +19,7 @@ import { parseJsonBody } from './json-body';
 import { jsonMediaTypes } from './media-types';
 import { observeRequests, type Metrics, type RequestContext } from './observability';
 import type { OperationRouter } from './operation-router';
-import type { CountRequest } from './rate-limit';
+import type { KeyRateLimit } from './rate-limit';
 import type { ShutdownSignal } from './shutdown';
 import { problemFor } from './problems';
 import {
@@ -96,7 +96,7 @@ interface AppOptions {
   maxConnectionsPerAddress: number;
   shutdown: ShutdownSignal;
   /** The per-key rate limit; none when it is off. */
-  countRequest?: CountRequest;
+  keyRateLimit?: KeyRateLimit;
 }
 
 export function createApp({
@@ -111,7 +111,7 @@ export function createApp({
   slowReaderTimeoutSeconds,
   maxConnectionsPerAddress,
   shutdown,
-  countRequest,
+  keyRateLimit,
 }: AppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -164,7 +164,7 @@ export function createApp({
   app.use(
     apiRoute({
       api,
-      countRequest,
+      keyRateLimit,
       problemReply,
       send,
       takeClientPlace: requestsInProgressPerClient(maxConnectionsPerAddress),
@@ -267,12 +267,12 @@ function serviceRoutes(
 /** Every other request: the client's place taken, then the operation router's answer, or the problem it throws. */
 function apiRoute({
   api,
-  countRequest,
+  keyRateLimit,
   problemReply,
   send,
   takeClientPlace,
   trustsProxy,
-}: Pick<AppOptions, 'api' | 'countRequest'> & {
+}: Pick<AppOptions, 'api' | 'keyRateLimit'> & {
   problemReply: (res: Response, error: unknown) => HttpReply;
   send: Send;
   takeClientPlace: ReturnType<typeof requestsInProgressPerClient>;
@@ -297,8 +297,11 @@ function apiRoute({
         requestContext: res.locals.requestContext as RequestContext,
         clientGone: () => (gone ??= clientGoneSignal(req, res)),
         clientAddress: () => req.ip ?? '',
-        countRequest: countRequest
-          ? (keyId) => countRequest(keyId, req, res)
+        countRequest: keyRateLimit
+          ? (keyId) => keyRateLimit.countRequest(keyId, req, res)
+          : () => Promise.resolve(),
+        countMore: keyRateLimit
+          ? (keyId, requests, why) => keyRateLimit.countMore(keyId, requests, why, res)
           : () => Promise.resolve(),
         // Only the methods the document gives bodies read one; on others a body is ignored.
         readBody: async (check) => {

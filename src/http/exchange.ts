@@ -17,6 +17,12 @@ export interface Exchange {
   /** Counts the request against its verified key's quota; rejects with the 429 problem past it. */
   countRequest(keyId: string): Promise<void>;
   /**
+   * Counts requests past this one against the key's quota (a bulk change's, one per 100 tasks),
+   * so that the answer's RateLimit header says what is left after them all; rejects with the 429
+   * problem past the quota.
+   */
+  countMore(keyId: string, requests: number, why: string): Promise<void>;
+  /**
    * Reads and parses the body on the methods that take one; rejects with its problem. `check`
    * reads the body's text first, once its bytes are known to be UTF-8 and not nested too deep.
    */

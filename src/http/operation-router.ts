@@ -124,7 +124,11 @@ function toOperationHandler<K extends OperationId>(
     const headers = declaredHeaders(context);
     if (!changes(context)) return answer(inputOf(context, exchange, headers), headers);
     // Before the transaction: a check may wait on the network, holding no connection.
-    const release = await check?.(inputOf(context, exchange, headers));
+    const release = await check?.({
+      ...inputOf(context, exchange, headers),
+      countMore: (requests, why) =>
+        exchange.countMore((context.security!.bearerAuth as Principal).keyId, requests, why),
+    });
     try {
       return await change(context, exchange, headers);
     } finally {

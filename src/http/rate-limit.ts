@@ -19,9 +19,15 @@ export type CountRequest = (keyId: string, req: Request, res: Response) => Promi
 /**
  * Counts requests past the one being made against its key's quota: a bulk change counts one
  * request per 100 tasks (contract-decisions: "Bulk changes"), the first of them when it arrived.
- * Rejects with the 429 problem when the count passes the limit.
+ * The answer's `RateLimit` header then says what is left after all of them, not after the first
+ * alone. Rejects with the 429 problem when the count passes the limit.
  */
-export type CountMoreRequests = (keyId: string, requests: number, why: string) => Promise<void>;
+export type CountMoreRequests = (
+  keyId: string,
+  requests: number,
+  why: string,
+  res: Response,
+) => Promise<void>;
 
 export interface KeyRateLimit {
   countRequest: CountRequest;
@@ -37,12 +43,13 @@ export function perKeyRateLimit(options: {
   if (perMinute === 0) return undefined;
   const store = stores.create('rate-limit');
   const storeKey = (keyId: string) => `key:${keyId}`;
+  const identifier = `${perMinute}-in-1min`;
   const middleware = rateLimit({
     windowMs,
     limit: perMinute,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
-    identifier: `${perMinute}-in-1min`,
+    identifier,
     // The key's id, not the key: the store (Redis, say) never sees a credential.
     keyGenerator: (_req, res) => storeKey(res.locals.rateLimitKeyId as string),
     // A store that fails must not take the API down with it.
@@ -65,7 +72,7 @@ export function perKeyRateLimit(options: {
       void middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()));
     });
   };
-  const countMore: CountMoreRequests = async (keyId, requests, why) => {
+  const countMore: CountMoreRequests = async (keyId, requests, why, res) => {
     let counted: Awaited<ReturnType<Store['increment']>> | undefined;
     try {
       // The store counts one hit at a time; a bulk change adds at most 9.
@@ -73,7 +80,14 @@ export function perKeyRateLimit(options: {
     } catch {
       return; // as the middleware does: a store that fails must not take the API down with it
     }
-    if (counted === undefined || counted.totalHits <= perMinute) return;
+    if (counted === undefined) return;
+    // In place of the middleware's, which counted the request as one: as it writes it (draft 8).
+    if (!res.headersSent)
+      res.setHeader(
+        'RateLimit',
+        `"${identifier}"; r=${Math.max(0, perMinute - counted.totalHits)}; t=${resetSeconds(counted.resetTime)}`,
+      );
+    if (counted.totalHits <= perMinute) return;
     const retryAfter = secondsUntil(counted.resetTime);
     throw new ProblemError(
       'rate-limited',
@@ -82,6 +96,12 @@ export function perKeyRateLimit(options: {
     );
   };
   return { countRequest, countMore };
+}
+
+/** Whole seconds, none or more, until a window that ends at `resetTime`, as express-rate-limit's `t` counts them. */
+function resetSeconds(resetTime: Date | undefined): number {
+  if (resetTime === undefined) return Math.ceil(windowMs / 1000);
+  return Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000));
 }
 
 /** Whole seconds, at least one, until a window that ends at `resetTime` (a full window when unknown). */

@@ -345,6 +345,66 @@ it('refuses title and description, labels both added and taken off, and an empty
   expect(await read(task.task_id)).toEqual(task);
 });
 
+it("answers with each of bulk-delete's documented 400 and 422 examples to a request of its own, not bulk-update's", async () => {
+  const document = YAML.parse(
+    fs.readFileSync(path.join(__dirname, '../../openapi/openapi.yaml'), 'utf8'),
+  );
+  /** The response's examples by name, its $ref followed. */
+  const examplesOf = (response: { $ref?: string }): Record<string, { value: object }> =>
+    (response.$ref ? document.components.responses[response.$ref.split('/').at(-1)!] : response)
+      .content['application/problem+json'].examples;
+  const responses = document.paths['/v1/tasks/bulk-delete'].post.responses;
+  const [task] = await createTasks(1);
+  const madeUp = (count: number) =>
+    Array.from(
+      { length: count },
+      (_, i) => `0193a5b3-0000-7000-8000-${String(i).padStart(12, '0')}`,
+    );
+  await bulkDelete(
+    { task_ids: [task.task_id], dry_run: true },
+    { headers: { 'Idempotency-Key': 'delete-reused' } },
+  );
+  /** The request each example answers. */
+  const requests: Record<string, () => ReturnType<typeof call>> = {
+    changesNotTaken: () => bulkDelete({ task_ids: [task.task_id], changes: { status: 'done' } }),
+    noTasksNamed: () => bulkDelete({ dry_run: true }),
+    bothNamed: () =>
+      bulkDelete({ task_ids: [task.task_id], filter: { status: { in: ['cancelled'] } } }),
+    badFilter: () =>
+      bulkDelete({
+        filter: {
+          all: [
+            { project_id: { in: [projectId] } },
+            { status: { in: ['cancelled'] } },
+            { labels: { has: ' old' } },
+          ],
+        },
+      }),
+    malformedJson: () =>
+      api.send('POST', '/v1/tasks/bulk-delete', {
+        key,
+        headers: { 'Api-Version': newest, 'Content-Type': 'application/json' },
+        body: '{"task_ids": [',
+      }),
+    tooManyTasks: () => bulkDelete({ task_ids: madeUp(1204) }),
+    idempotencyKeyReused: () =>
+      bulkDelete({ task_ids: [task.task_id] }, { headers: { 'Idempotency-Key': 'delete-reused' } }),
+  };
+  const answered: Array<[string, number, unknown]> = [];
+  const documented: Array<[string, number, unknown]> = [];
+  for (const status of [400, 422]) {
+    for (const [name, example] of Object.entries(examplesOf(responses[String(status)]))) {
+      documented.push([name, status, example.value]);
+      const answer = await requests[name]?.();
+      const { request_id: _id, ...problem } = answer?.json ?? {};
+      answered.push([name, answer?.status ?? 0, answer ? problem : 'no such request']);
+    }
+  }
+  expect(answered).toEqual(documented);
+  expect(documented.map(([name]) => name).sort()).toEqual(Object.keys(requests).sort());
+  expect(await read(task.task_id)).toEqual(task);
+});
+
 it('refuses more than 1,000 tasks with a 422 saying how many, by ids and by a filter, changing nothing', async () => {
   const many = Array.from(
     { length: 1001 },
@@ -503,10 +563,25 @@ describe('against the key’s rate limit', () => {
         }),
       });
     // 1,000 tasks count as 10 of the 12: the first answers (no such task), and 3 more need 3.
-    expect((await send(1000)).status).toBe(404);
+    const counted = await send(1000);
+    expect(counted.status).toBe(404);
+    // Its own RateLimit header says what it took: 2 left, not the 11 of one request.
+    expect(counted.headers.get('ratelimit')).toMatch(/^"12-in-1min"; r=2; t=\d+$/);
     const refused = await send(300);
     expect(refused.status).toBe(429);
     expect(refused.json.detail).toMatch(/a bulk change of 300 tasks counts as 3/);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"12-in-1min"; r=0; t=\d+$/);
+    // A call of 100 tasks or fewer is one request, and its header says so.
+    const other = await limited.createKey('counted-one');
+    const one = await limited.send('POST', '/v1/tasks/bulk-delete', {
+      key: other,
+      headers: { 'Content-Type': 'application/json', 'Api-Version': newest },
+      body: JSON.stringify({ task_ids: ['0193a5b3-0000-7000-8000-000000000001'], dry_run: true }),
+    });
+    expect([one.status, one.headers.get('ratelimit')]).toEqual([
+      404,
+      expect.stringMatching(/^"12-in-1min"; r=11; t=\d+$/),
+    ]);
   });
 });

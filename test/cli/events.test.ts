@@ -11,6 +11,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -113,6 +115,75 @@ it('forwards every event once, in order, verifiable with the printed secret, and
     await kill(second.child, 'SIGTERM');
   }
 }, 60_000);
+
+/**
+ * The service behind a proxy that holds each read of the feed's head (`from=latest`) for
+ * `delayMs` before passing it on: a listener on a busy machine, whose first read comes late.
+ */
+async function slowHeadProxy(delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url!.includes('from=latest'))
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === 'string' && !['host', 'connection'].includes(name))
+        headers.set(name, value);
+    try {
+      const answer = await fetch(api.baseUrl + req.url, {
+        method: req.method,
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      const passed: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'content-encoding', 'connection'].includes(name))
+          passed[name] = value;
+      });
+      res.writeHead(answer.status, passed).end(body);
+    } catch {
+      res.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+it("says it forwards from now on only once it has read the feed's head: a change made right after is forwarded", async () => {
+  const delayMs = 1500;
+  const proxy = await slowHeadProxy(delayMs);
+  const hook = '/hook-now-on';
+  const environment = {
+    ...env(),
+    TASK_TRACKER_URL: proxy.url,
+    TASK_TRACKER_LISTEN_STATE: path.join(folder, 'now-on.json'),
+  };
+  const started = Date.now();
+  const listener = await listen([], { target: `${receiver.origin}${hook}`, environment });
+  try {
+    expect(listener.lines[0]).toMatch(/, from now on\.$/);
+    // Said once the head was read, past the proxy's hold.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(delayMs);
+    await api.client(key).POST('/v1/projects', { body: { name: 'right after' } });
+    const [delivery] = await receiver.waitFor(1, { path: hook, timeoutMs: 10_000 });
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      type: 'project.created',
+      data: { object: { name: 'right after' } },
+    });
+  } finally {
+    await kill(listener.child, 'SIGTERM');
+    await proxy.stop();
+  }
+}, 30_000);
 
 it.each(['project.updated', 'task.updated', 'task.deleted'])(
   'trigger %s makes a change of that type and names each event it made',

@@ -208,6 +208,37 @@ describe('the search and the bulk changes', () => {
     }
   });
 
+  it("answers bulk-delete's 400 and 422, when asked for, with its own examples, not bulk-update's", async () => {
+    /** The examples of the POST of `path`'s response `status`, by name, in order. */
+    const problems = (path: string, status: number): Record<string, { value: unknown }> => {
+      const response = document.paths[path].post.responses[String(status)];
+      return (
+        response.$ref ? document.components.responses[response.$ref.split('/').at(-1)] : response
+      ).content['application/problem+json'].examples;
+    };
+    const path = '/v1/tasks/bulk-delete';
+    const body = example(path, 'request', 'byFilter');
+    for (const status of [400, 422]) {
+      const own = problems(path, status);
+      const updates = problems('/v1/tasks/bulk-update', status);
+      const first = await post(path, body, { Prefer: `code=${status}` });
+      expect(first.status).toBe(status);
+      expect(await first.json()).toEqual(Object.values(own)[0].value);
+      for (const [name, { value }] of Object.entries(own)) {
+        const named = await post(path, body, { Prefer: `code=${status}, example=${name}` });
+        expect([name, named.status, await named.json()]).toEqual([name, status, value]);
+      }
+      // What only a change can be refused for is not a delete's.
+      const onlyUpdates = Object.entries(updates)
+        .filter(
+          ([, { value }]) =>
+            !Object.values(own).some((o) => JSON.stringify(o.value) === JSON.stringify(value)),
+        )
+        .map(([name]) => name);
+      expect(onlyUpdates).toEqual(status === 400 ? ['notABulkChange'] : ['tooManyLabels']);
+    }
+  });
+
   it.each(operations)(
     "in 2026-11-28, POST %s is the service's 405, with Allow",
     async (path, request) => {

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import { nowForDb } from '../../src/db/timestamps';
 import { migrateToLatest } from '../../src/db/migrate';
-import { searchWords, whereTaskFilter } from '../../src/db/task-filter';
+import { searchWords, whereTaskFilter, type TaskFilter } from '../../src/db/task-filter';
+import { wordToken } from '../../src/db/task-filter/words';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
 let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
@@ -410,4 +411,85 @@ it("gives tasks made before tasks had a tenant their project's, and those an ins
   await knex('tasks')
     .whereIn('task_id', [...ids, late.task_id])
     .delete();
+});
+
+it('folds again the labels and words of tasks written before NFC normalisation, and both indexes find them by either spelling', async () => {
+  const name = '20261215090100-refold-normalised-labels-and-words';
+  await knex.migrate.down({ name });
+  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
+  const at = '2026-12-12 10:00:00.000';
+  await knex('tenants').insert({ tenant_id, name: 'before-nfc', created_at: at });
+  await knex('projects').insert({
+    project_id,
+    tenant_id,
+    name: 'p',
+    description: '',
+    created_at: at,
+    updated_at: at,
+  });
+  // As the service wrote them before: folds and word tokens of the text as typed.
+  const oldFold = (text: string) => text.toUpperCase().toLowerCase();
+  const oldWords = (text: string) =>
+    [...new Set((text.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map(oldFold))]
+      .filter((word) => [...word].length >= 3)
+      .map(wordToken)
+      .join(' ');
+  const written: Array<[string, string[]]> = [
+    ['cre\u0300me brûle\u0301e', ['CAFE\u0301', 'zoo']],
+    ['plain ascii words', ['ops']],
+    // Two labels that normalisation makes one, and an order that it changes (é after f).
+    ['e\u0301te\u0301 again', ['e\u0301', 'f', 'é']],
+  ];
+  const ids: string[] = [];
+  for (const [title, labels] of written) {
+    const task_id = uuidv7();
+    ids.push(task_id);
+    await knex('tasks').insert({
+      task_id,
+      project_id,
+      title,
+      description: null,
+      status: 'pending',
+      labels: JSON.stringify(labels),
+      created_at: at,
+      updated_at: at,
+    });
+    await knex('task_labels').insert(labels.map((l) => ({ task_id, label_fold: oldFold(l) })));
+    await knex('task_search_words').insert({ task_id, search_words: oldWords(title) });
+  }
+  const found = async (filter: TaskFilter) =>
+    (
+      await whereTaskFilter(
+        knex('tasks').select('tasks.task_id').whereIn('tasks.task_id', ids).orderBy('task_id'),
+        filter,
+      )
+    ).map((row: { task_id: string }) => ids.indexOf(row.task_id));
+  // Before: the composed spelling finds nothing written decomposed.
+  expect(await found({ labels: { has: 'café' } })).toEqual([]);
+  expect(await found({ text: 'crème' })).toEqual([]);
+
+  await knex.migrate.up({ name });
+  expect(await found({ labels: { has: 'café' } })).toEqual([0]);
+  expect(await found({ labels: { has: 'CAFE\u0301' } })).toEqual([0]);
+  expect(await found({ text: 'crème BRÛLÉE' })).toEqual([0]);
+  expect(await found({ text: 'cre\u0300me' })).toEqual([0]);
+  expect(await found({ text: 'été' })).toEqual([2]);
+  expect(await found({ labels: { has: 'ops' } })).toEqual([1]);
+  const rows = await knex('tasks').select('labels').whereIn('task_id', ids).orderBy('task_id');
+  expect(rows.map((row: { labels: string }) => JSON.parse(row.labels))).toEqual([
+    ['CAFE\u0301', 'zoo'],
+    ['ops'],
+    ['f', 'e\u0301'],
+  ]);
+  const folds = await knex('task_labels')
+    .select('label_fold')
+    .where('task_id', ids[2])
+    .orderBy('label_fold');
+  expect(folds.map((row: { label_fold: string }) => row.label_fold)).toEqual(['f', 'é']);
+  expect(
+    (await knex('task_search_words').whereIn('task_id', ids).orderBy('task_id')).map(
+      (row: { search_words: string }) => row.search_words,
+    ),
+  ).toEqual(written.map(([title]) => searchWords(title, null)));
+  await knex('tasks').whereIn('task_id', ids).delete();
 });

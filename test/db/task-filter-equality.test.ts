@@ -117,6 +117,8 @@ const labels = [
   'σ',
   'ς',
   'launch',
+  'café',
+  'CAFE\u0301',
 ];
 const assignees = ['ana', 'Ana', 'ana ', 'bo', 'Bo', 'cy@example.com'];
 const priorities = ['none', 'low', 'medium', 'high', 'urgent'] as const;
@@ -314,3 +316,67 @@ it(`gives the same tasks in SQL as in memory for ${filterCount} random filters (
   // The filters tell tasks apart: most neither match all nor none.
   expect(matchedSome).toBeGreaterThan(filterCount / 3);
 }, 600_000);
+
+it('compares labels and words after NFC normalisation: é typed as e and a combining accent is é, in SQL, in memory and through the API', async () => {
+  const first = await call('POST', '/v1/tasks', {
+    project_id: projects[0],
+    title: 'Crème brûlée tonight',
+    labels: ['Café', 'CAFE\u0301', 'cafe'],
+  });
+  // One label in two spellings: the first kept; `cafe` without an accent is another.
+  expect(first.json.labels).toEqual(['cafe', 'Café']);
+  const second = await call('POST', '/v1/tasks', {
+    project_id: projects[0],
+    title: 'cre\u0300me BRU\u0302LE\u0301E',
+    labels: ['ope\u0301ra'],
+  });
+  expect(second.status).toBe(201);
+  const made: Task[] = [first.json, second.json];
+  const [one, two] = made.map((task) => task.task_id);
+  const cases: Array<[TaskFilter, string[]]> = [
+    [{ labels: { has: 'cafe\u0301' } }, [one]],
+    [{ labels: { has: 'CAFÉ' } }, [one]],
+    [{ labels: { has_any: ['OPÉRA'] } }, [two]],
+    [{ labels: { has_none: ['opéra'] } }, [one]],
+    [{ labels: { has_all: ['cafe', 'cafe\u0301'] } }, [one]],
+    [{ text: 'CRE\u0300ME' }, [one, two]],
+    [{ text: 'crème brûlée' }, [one, two]],
+    [{ text: 'cafe\u0301' }, []],
+  ];
+  const ids = made.map((task) => task.task_id);
+  for (const [filter, expected] of cases) {
+    const checked = checkTaskFilter(filter, '/filter');
+    const memory = made.filter((task) => taskMatches(checked, task)).map((task) => task.task_id);
+    const rows: Array<{ task_id: string }> = await whereTaskFilter(
+      api.service.knex('tasks').select('tasks.task_id').whereIn('tasks.task_id', ids),
+      checked,
+    );
+    const sql = rows.map((row) => row.task_id);
+    expect([filter, memory.sort(), sql.sort()]).toEqual([
+      filter,
+      [...expected].sort(),
+      [...expected].sort(),
+    ]);
+  }
+  // A project's list by label, and a change naming the other spelling: still one label.
+  const listed = await call(
+    'GET',
+    `/v1/projects/${projects[0]}/tasks?label=${encodeURIComponent('cafe\u0301')}&limit=100`,
+  );
+  const isCafe = (label: string) => label.normalize('NFC').toLowerCase() === 'café';
+  const spelt = [...tasks, ...made].filter(
+    (task) => task.project_id === projects[0] && task.labels.some(isCafe),
+  );
+  // Both spellings among them: the random tasks' labels hold café and CAFE\u0301.
+  expect(new Set(spelt.flatMap((task) => task.labels).filter(isCafe))).toEqual(
+    new Set(['café', 'CAFE\u0301', 'Café']),
+  );
+  expect(listed.json.data.map((task: Task) => task.task_id).sort()).toEqual(
+    spelt.map((task) => task.task_id).sort(),
+  );
+  const changed = await call('PATCH', `/v1/tasks/${two}`, { labels: ['OPÉRA', 'ope\u0301ra'] });
+  expect(changed.json.labels).toEqual(['ope\u0301ra']);
+  // A word's characters are counted after normalisation: \u00e9t is two, however typed.
+  const short = await call('POST', '/v1/tasks/search', { filter: { text: 'e\u0301t' } });
+  expect([short.status, short.json.errors?.[0]?.pointer]).toEqual([400, '/filter/text']);
+});

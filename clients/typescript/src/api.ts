@@ -269,9 +269,10 @@ export type paths = {
          *     what would change.
          *
          *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
-         *     or its filter matches (a change of 1,000 tasks as 10), and a tenant runs at most 2 bulk changes
-         *     (`bulk-update` and `bulk-delete` together) at a time, on all instances together: a third
-         *     is `429`.
+         *     or its filter matches (a change of 1,000 tasks as 10), and its answer's `RateLimit` header
+         *     says what is left after all of them (`r` 10 fewer after 1,000 tasks); a tenant runs at most
+         *     2 bulk changes (`bulk-update` and `bulk-delete` together) at a time, on all instances
+         *     together: a third is `429`.
          */
         post: operations["updateTasksInBulk"];
         delete?: never;
@@ -311,8 +312,9 @@ export type paths = {
          *     recorded: the answer says what would be.
          *
          *     A bulk change counts against the key's rate limit as one request per 100 tasks it names
-         *     or its filter matches, and a tenant runs at most 2 bulk changes (`bulk-update` and `bulk-delete` together) at a
-         *     time, on all instances together: a third is `429`.
+         *     or its filter matches (a delete of 1,000 tasks as 10), and its answer's `RateLimit` header
+         *     says what is left after all of them; a tenant runs at most 2 bulk changes (`bulk-update`
+         *     and `bulk-delete` together) at a time, on all instances together: a third is `429`.
          */
         post: operations["deleteTasksInBulk"];
         delete?: never;
@@ -653,8 +655,9 @@ export type components = {
          */
         Label: string;
         /**
-         * @description A set of up to 20 labels. Two labels are the same when their Unicode case folds are equal
-         *     (`Ops` and `ops`): a label keeps the spelling it was first given, and a label named twice
+         * @description A set of up to 20 labels. Two labels are the same when the Unicode case folds of their NFC
+         *     normalisation are equal (`Ops` and `ops`; `café` typed with `é` and typed with `e` and a
+         *     combining accent): a label keeps the spelling it was first given, and a label named twice
          *     counts once. Answers list labels sorted by their case folds.
          * @example [
          *       "launch",
@@ -935,7 +938,8 @@ export type components = {
          * @description Which tasks: an object that is exactly one of a combinator (`all` or `any`, a list of
          *     filters, or `not`, a filter), one field with one or more operators, all of which must
          *     hold (`{"priority": {"gte": "high"}}`), or `text`. Combinators nest at most 3 deep, and a
-         *     filter has at most 50 conditions (each operator is one). Labels compare by case fold;
+         *     filter has at most 50 conditions (each operator is one). Labels compare by case fold
+         *     after NFC normalisation, as `text`'s words do;
          *     `due_on`'s comparisons never match a task without one (`is_null` finds those);
          *     `created_at` and `updated_at` take a `Timestamp`.
          * @example {
@@ -1109,7 +1113,10 @@ export type components = {
          *     }
          */
         TaskFilterLabels: {
-            /** @description Labels compare by their case folds (`Ops` is `ops`). */
+            /**
+             * @description Labels compare by the case folds of their NFC normalisation (`Ops` is `ops`; `é` is
+             *     `e` followed by a combining accent).
+             */
             labels: {
                 /** @description The task has this label. */
                 has?: components["schemas"]["Label"];
@@ -1168,9 +1175,10 @@ export type components = {
         TaskFilterText: {
             /**
              * @description The task's title or description contains every word of it (each word in either).
-             *     Words are runs of letters and digits (`user_name` is two), compared by case fold as
+             *     Words are runs of letters and digits (`user_name` is two) of the text's NFC
+             *     normalisation (`e` followed by a combining accent is `é`), compared by case fold as
              *     whole words (`Straße` is `STRASSE`; `launch` is not `launched`), each at least 3
-             *     characters long (a shorter one is a `400`).
+             *     characters long, counted after normalisation (a shorter one is a `400`).
              */
             text: string;
         };
@@ -1990,6 +1998,35 @@ export type components = {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request is malformed or breaks the schema (a delete takes no `changes`). */
+        BulkDeleteBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The body is well formed, but it names more than 1,000 tasks, or the Idempotency-Key was
+         *     used with another body; nothing was deleted.
+         */
+        UnprocessableBulkDelete: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Api-Version": components["headers"]["ApiVersion"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The tenant runs 2 bulk changes already (on any instance), or this instance runs as many as
          *     it may, or the key has used its quota (a bulk change counts one request per 100 tasks), or
@@ -2178,7 +2215,8 @@ export type components = {
         /**
          * @description Only tasks that have every one of these labels; repeat the parameter for several
          *     (`?label=launch&label=ops`). A label matches whatever its case (`Ops` finds a task
-         *     labelled `ops`): labels are compared by their Unicode case folds.
+         *     labelled `ops`): labels are compared by the Unicode case folds of their NFC
+         *     normalisation (`cafe%CC%81`, `e` and a combining accent, finds `café`).
          * @example [
          *       "launch",
          *       "ops"
@@ -2656,7 +2694,8 @@ export interface operations {
                 /**
                  * @description Only tasks that have every one of these labels; repeat the parameter for several
                  *     (`?label=launch&label=ops`). A label matches whatever its case (`Ops` finds a task
-                 *     labelled `ops`): labels are compared by their Unicode case folds.
+                 *     labelled `ops`): labels are compared by the Unicode case folds of their NFC
+                 *     normalisation (`cafe%CC%81`, `e` and a combining accent, finds `café`).
                  * @example [
                  *       "launch",
                  *       "ops"
@@ -3135,14 +3174,14 @@ export interface operations {
                     "application/json": components["schemas"]["TaskBulkResult"];
                 };
             };
-            400: components["responses"]["BulkBadRequest"];
+            400: components["responses"]["BulkDeleteBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["UnprocessableBulkChange"];
+            422: components["responses"]["UnprocessableBulkDelete"];
             429: components["responses"]["TooManyBulkChanges"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -10,7 +10,7 @@ import type { components } from '../../../generated/api';
 import { ProblemError } from '../../errors';
 import { priorities } from '../task-planning';
 import { isRealTimestamp, toDbTimestamp } from '../timestamps';
-import { minWordLength, wordsAsWritten } from './words';
+import { minWordLength, wordsOf } from './words';
 
 export type TaskFilter = components['schemas']['TaskFilter'];
 type ValidationIssue = components['schemas']['ValidationIssue'];
@@ -119,7 +119,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 function textFault(value: unknown): string | undefined {
   if (typeof value !== 'string' || codePoints(value) > 500 || !value.isWellFormed())
     return 'must be a string of up to 500 characters';
-  const words = wordsAsWritten(value);
+  const words = wordsOf(value);
   if (words.length === 0) return 'has no word (a run of letters and digits)';
   const short = words.filter((word) => codePoints(word) < minWordLength);
   if (short.length > 0)

@@ -1,22 +1,24 @@
 /**
  * The words of `text` (a TaskFilter's, a task's title and description): runs of letters and
- * digits (a letter's combining marks included), compared by case fold. One rule for every
- * evaluator, so that the databases' indexes and the in-memory evaluator agree.
+ * digits (a letter's combining marks included) of its NFC normalisation, compared by case fold.
+ * One rule for every evaluator, so that the databases' indexes and the in-memory evaluator agree.
  */
 import { createHash } from 'node:crypto';
 import { labelFold } from '../task-planning';
 
-/** A filter's words are at least this many characters long (code points, as written). */
+/** A filter's words are at least this many characters long (code points, normalised to NFC). */
 export const minWordLength = 3;
 
 const wordPattern = /[\p{L}\p{M}\p{N}]+/gu;
 
-/** The words as written, in order, repeats included. */
-export const wordsAsWritten = (text: string): string[] => text.match(wordPattern) ?? [];
+/**
+ * The words, normalised to NFC (`cafe\u0301` is `café`, four characters), in order, repeats
+ * included.
+ */
+export const wordsOf = (text: string): string[] => text.normalize('NFC').match(wordPattern) ?? [];
 
 /** The words' case folds, each once. */
-export const foldedWords = (text: string): Set<string> =>
-  new Set(wordsAsWritten(text).map(labelFold));
+export const foldedWords = (text: string): Set<string> => new Set(wordsOf(text).map(labelFold));
 
 /** The folds of the words of a task's title and description together. */
 export const taskWords = (title: string, description: string | null): Set<string> =>
@@ -34,8 +36,8 @@ export const wordToken = (fold: string): string =>
 
 /**
  * What a task's `search_words` column holds: its words' tokens, each once, space-separated. A
- * fold shorter than a filter's word can match none (folding never shortens a word), so it is
- * left out.
+ * fold shorter than a filter's word can match none (folding never makes a word shorter than its
+ * NFC form, by which a filter's words are counted), so it is left out.
  */
 export const searchWords = (title: string, description: string | null): string =>
   [...taskWords(title, description)]

@@ -15,7 +15,13 @@ const schemas = [
   'TaskBulkDelete',
   'TaskBulkResult',
 ];
-const responses = ['BulkBadRequest', 'UnprocessableBulkChange', 'TooManyBulkChanges'];
+const responses = [
+  'BulkBadRequest',
+  'UnprocessableBulkChange',
+  'BulkDeleteBadRequest',
+  'UnprocessableBulkDelete',
+  'TooManyBulkChanges',
+];
 const examples = ['TaskBulkResult', 'TaskBulkDryRun'];
 
 /** The rows of the Problem schema's table as 2026-11-28 has them: `[newest, older]`, older null when the row is new. */
