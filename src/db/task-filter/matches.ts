@@ -12,18 +12,18 @@
 import type { components } from '../../../generated/api';
 import { labelFold, priorityRank } from '../task-planning';
 import type { TaskFilter } from './shape';
-import { foldedWords, taskWords } from './words';
+import { foldedWords, TaskTextWords } from './words';
 
 type Task = components['schemas']['Task'];
 
 /**
  * A task as predicates read it, with its label folds and words worked out once, when first
- * asked for: the words are the cost of `text` (a regular expression over the title and the
- * description), and a task is read by every endpoint's predicate.
+ * asked for: the words are the cost of `text` (words.ts), and a task is read by every
+ * endpoint's predicate.
  */
 export class TaskReading {
   private folds?: Set<string>;
-  private words?: Set<string>;
+  private words?: TaskTextWords;
 
   constructor(readonly task: Task) {}
 
@@ -31,8 +31,8 @@ export class TaskReading {
     return (this.folds ??= new Set(this.task.labels.map(labelFold)));
   }
 
-  textWords(): Set<string> {
-    return (this.words ??= taskWords(this.task.title, this.task.description));
+  textWords(): TaskTextWords {
+    return (this.words ??= new TaskTextWords(this.task.title, this.task.description));
   }
 }
 
@@ -142,8 +142,8 @@ export function compileTaskFilter(filter: TaskFilter): TaskPredicate {
   } else if ('text' in filter) {
     const words = [...foldedWords(filter.text)];
     parts.push((task) => {
-      const has = task.textWords();
-      return words.every((word) => has.has(word));
+      const text = task.textWords();
+      return words.every((word) => text.has(word));
     });
   } else throw new Error('not a checked TaskFilter');
   return allOf(parts);
