@@ -60,7 +60,7 @@ const fieldConditions: TaskFilter[] = [
   { created_at: { gte: '2000-01-01T00:00:00.000Z' } },
   { any: [{ due_on: { is_null: true } }, { due_on: { gte: '2000-01-01' } }] },
 ];
-const filters: Array<{ name: string; filter?: TaskFilter }> = [
+export const filters: Array<{ name: string; filter?: TaskFilter }> = [
   { name: 'none' },
   {
     name: '10 conditions on fields',

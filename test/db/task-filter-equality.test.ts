@@ -278,6 +278,10 @@ const inMemory = (made: TaskFilter) =>
     .sort();
 
 async function inSql(made: TaskFilter): Promise<string[]> {
+  // The service runs in this process, and better-sqlite3 answers without a turn of the event
+  // loop: one now lets it close an idle connection when its timer says, not as the next
+  // request reuses it (ECONNRESET after thousands of filters).
+  await new Promise((resolve) => setImmediate(resolve));
   const ids = tasks.map((task) => task.task_id);
   const rows: Array<{ task_id: string }> = await whereTaskFilter(
     api.service.knex('tasks').select('tasks.task_id').whereIn('tasks.task_id', ids),

@@ -10,6 +10,7 @@ export {
   maxDepth,
 } from './shape';
 export type { TaskFilter } from './shape';
-export { taskMatches } from './matches';
+export { compileTaskFilter, taskMatches, TaskReading } from './matches';
+export type { TaskPredicate } from './matches';
 export { labelsOfTask, whereTaskFilter } from './sql';
 export { searchWords } from './words';

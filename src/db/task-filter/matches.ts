@@ -3,78 +3,156 @@
  * webhook subscription asks of a task before and after a change. It agrees with the SQL
  * evaluator (sql.ts) on every task and filter; test/db/task-filter-equality.test.ts holds them
  * to it.
+ *
+ * A filter is compiled once into a predicate (a subscription asks the same one of every event):
+ * what the filter alone decides (its label folds, priority ranks, words) is worked out then, not
+ * for each task, and what a task alone decides (its label folds, its words) once per task, when
+ * a condition first asks, however many conditions and predicates ask (TaskReading).
  */
 import type { components } from '../../../generated/api';
 import { labelFold, priorityRank } from '../task-planning';
 import type { TaskFilter } from './shape';
-import { foldedWords, taskWords } from './words';
+import { foldedWords, TaskTextWords } from './words';
 
 type Task = components['schemas']['Task'];
 
 /**
- * Whether the task matches the filter. The filter must have passed checkTaskFilter; the task is
- * as the newest version answers it (labels in any case, timestamps as ISO strings with
- * milliseconds and Z).
+ * A task as predicates read it, with its label folds and words worked out once, when first
+ * asked for: the words are the cost of `text` (words.ts), and a task is read by every
+ * endpoint's predicate.
  */
-export function taskMatches(filter: TaskFilter, task: Task): boolean {
-  if ('all' in filter) return filter.all.every((inner) => taskMatches(inner, task));
-  if ('any' in filter) return filter.any.some((inner) => taskMatches(inner, task));
-  if ('not' in filter) return !taskMatches(filter.not, task);
-  if ('project_id' in filter) return filter.project_id.in?.includes(task.project_id) ?? true;
-  if ('status' in filter) return filter.status.in?.includes(task.status) ?? true;
-  if ('priority' in filter) {
-    const { in: among, gte, lte } = filter.priority;
-    const rank = priorityRank(task.priority);
-    return (
-      (among === undefined || among.includes(task.priority)) &&
-      (gte === undefined || rank >= priorityRank(gte)) &&
-      (lte === undefined || rank <= priorityRank(lte))
-    );
+export class TaskReading {
+  private folds?: Set<string>;
+  private words?: TaskTextWords;
+
+  constructor(readonly task: Task) {}
+
+  labelFolds(): Set<string> {
+    return (this.folds ??= new Set(this.task.labels.map(labelFold)));
   }
-  if ('assignee' in filter) {
-    const { eq, in: among, is_null: isNull } = filter.assignee;
-    const assignee = task.assignee;
-    return (
-      (eq === undefined || assignee === eq) &&
-      (among === undefined || (assignee !== null && among.includes(assignee))) &&
-      (isNull === undefined || (assignee === null) === isNull)
-    );
+
+  textWords(): TaskTextWords {
+    return (this.words ??= new TaskTextWords(this.task.title, this.task.description));
   }
-  if ('labels' in filter) {
-    const { has, has_any: hasAny, has_all: hasAll, has_none: hasNone } = filter.labels;
-    const folds = new Set(task.labels.map(labelFold));
-    const hasLabel = (label: string) => folds.has(labelFold(label));
-    return (
-      (has === undefined || hasLabel(has)) &&
-      (hasAny === undefined || hasAny.some(hasLabel)) &&
-      (hasAll === undefined || hasAll.every(hasLabel)) &&
-      (hasNone === undefined || !hasNone.some(hasLabel))
-    );
-  }
-  if ('due_on' in filter) {
-    const { lt, lte, gt, gte, is_null: isNull } = filter.due_on;
-    const due = task.due_on;
-    // A comparison never matches a task without a due date, even under `not`'s negation of it.
-    const compared = (bound: string | undefined, holds: (due: string) => boolean) =>
-      bound === undefined || (due !== null && holds(due));
-    return (
-      compared(lt, (day) => day < lt!) &&
-      compared(lte, (day) => day <= lte!) &&
-      compared(gt, (day) => day > gt!) &&
-      compared(gte, (day) => day >= gte!) &&
-      (isNull === undefined || (due === null) === isNull)
-    );
-  }
-  if ('created_at' in filter) return inMoments(task.created_at, filter.created_at);
-  if ('updated_at' in filter) return inMoments(task.updated_at, filter.updated_at);
-  if ('text' in filter) {
-    const words = taskWords(task.title, task.description);
-    return [...foldedWords(filter.text)].every((word) => words.has(word));
-  }
-  throw new Error('not a checked TaskFilter');
+}
+
+/** Whether the task matches: a compiled TaskFilter. */
+export type TaskPredicate = (task: TaskReading) => boolean;
+
+const always: TaskPredicate = () => true;
+
+/** All of the parts hold; loops rather than `every`, as a predicate runs for each event. */
+function allOf(parts: TaskPredicate[]): TaskPredicate {
+  if (parts.length === 0) return always;
+  if (parts.length === 1) return parts[0];
+  return (task) => {
+    for (const part of parts) if (!part(task)) return false;
+    return true;
+  };
+}
+
+function anyOf(parts: TaskPredicate[]): TaskPredicate {
+  return (task) => {
+    for (const part of parts) if (part(task)) return true;
+    return false;
+  };
 }
 
 /** Timestamps of one shape (milliseconds and Z) compare as strings. */
-function inMoments(at: string, { lt, gte }: { lt?: string; gte?: string }): boolean {
-  return (lt === undefined || at < lt) && (gte === undefined || at >= gte);
+function inMoments(
+  at: (task: Task) => string,
+  { lt, gte }: { lt?: string; gte?: string },
+): TaskPredicate {
+  const parts: TaskPredicate[] = [];
+  if (lt !== undefined) parts.push(({ task }) => at(task) < lt);
+  if (gte !== undefined) parts.push(({ task }) => at(task) >= gte);
+  return allOf(parts);
+}
+
+/**
+ * The filter as a predicate. The filter must have passed checkTaskFilter; the task is as the
+ * newest version answers it (labels in any case, timestamps as ISO strings with milliseconds
+ * and Z). The parts of `all` and `any` are asked in the filter's order.
+ */
+export function compileTaskFilter(filter: TaskFilter): TaskPredicate {
+  if ('all' in filter) return allOf(filter.all.map(compileTaskFilter));
+  if ('any' in filter) return anyOf(filter.any.map(compileTaskFilter));
+  if ('not' in filter) {
+    const inner = compileTaskFilter(filter.not);
+    return (task) => !inner(task);
+  }
+  const parts: TaskPredicate[] = [];
+  if ('project_id' in filter) {
+    const among = filter.project_id.in;
+    if (among !== undefined) parts.push(({ task }) => among.includes(task.project_id));
+  } else if ('status' in filter) {
+    const among = filter.status.in;
+    if (among !== undefined) parts.push(({ task }) => among.includes(task.status));
+  } else if ('priority' in filter) {
+    const { in: among, gte, lte } = filter.priority;
+    if (among !== undefined) parts.push(({ task }) => among.includes(task.priority));
+    if (gte !== undefined) {
+      const least = priorityRank(gte);
+      parts.push(({ task }) => priorityRank(task.priority) >= least);
+    }
+    if (lte !== undefined) {
+      const most = priorityRank(lte);
+      parts.push(({ task }) => priorityRank(task.priority) <= most);
+    }
+  } else if ('assignee' in filter) {
+    const { eq, in: among, is_null: isNull } = filter.assignee;
+    if (eq !== undefined) parts.push(({ task }) => task.assignee === eq);
+    if (among !== undefined)
+      parts.push(({ task }) => task.assignee !== null && among.includes(task.assignee));
+    if (isNull !== undefined) parts.push(({ task }) => (task.assignee === null) === isNull);
+  } else if ('labels' in filter) {
+    const { has, has_any: hasAny, has_all: hasAll, has_none: hasNone } = filter.labels;
+    const folds = (labels: string[]) => labels.map(labelFold);
+    if (has !== undefined) {
+      const fold = labelFold(has);
+      parts.push((task) => task.labelFolds().has(fold));
+    }
+    if (hasAny !== undefined) {
+      const any = folds(hasAny);
+      parts.push((task) => any.some((fold) => task.labelFolds().has(fold)));
+    }
+    if (hasAll !== undefined) {
+      const all = folds(hasAll);
+      parts.push((task) => all.every((fold) => task.labelFolds().has(fold)));
+    }
+    if (hasNone !== undefined) {
+      const none = folds(hasNone);
+      parts.push((task) => !none.some((fold) => task.labelFolds().has(fold)));
+    }
+  } else if ('due_on' in filter) {
+    const { lt, lte, gt, gte, is_null: isNull } = filter.due_on;
+    // A comparison never matches a task without a due date, even under `not`'s negation of it.
+    const compared = (bound: string | undefined, holds: (due: string) => boolean) => {
+      if (bound !== undefined) parts.push(({ task }) => task.due_on !== null && holds(task.due_on));
+    };
+    compared(lt, (day) => day < lt!);
+    compared(lte, (day) => day <= lte!);
+    compared(gt, (day) => day > gt!);
+    compared(gte, (day) => day >= gte!);
+    if (isNull !== undefined) parts.push(({ task }) => (task.due_on === null) === isNull);
+  } else if ('created_at' in filter) {
+    parts.push(inMoments((task) => task.created_at, filter.created_at));
+  } else if ('updated_at' in filter) {
+    parts.push(inMoments((task) => task.updated_at, filter.updated_at));
+  } else if ('text' in filter) {
+    const words = [...foldedWords(filter.text)];
+    parts.push((task) => {
+      const text = task.textWords();
+      return words.every((word) => text.has(word));
+    });
+  } else throw new Error('not a checked TaskFilter');
+  return allOf(parts);
+}
+
+/**
+ * Whether the task matches the filter, asked once: a filter asked of many tasks is compiled
+ * once (compileTaskFilter) and each task read once (TaskReading).
+ */
+export function taskMatches(filter: TaskFilter, task: Task): boolean {
+  return compileTaskFilter(filter)(new TaskReading(task));
 }
