@@ -10,7 +10,8 @@
  * counted by valgrind's callgrind (rounds of a fixed number of requests, callgrind.ts), which a
  * busy machine does not move. Either is left out with its rounds set to 0.
  *
- * BENCH_VERSIONS_BEFORE (the commit before versions), BENCH_VERSION_ROUNDS (9),
+ * BENCH_VERSIONS_BEFORE (the commit before versions), BENCH_VERSION_OPERATIONS (getTask,
+ * updateTask,listProjectTasks), BENCH_VERSION_ROUNDS (9),
  * BENCH_VERSION_SECONDS (4), BENCH_VERSION_CONNECTIONS (8), BENCH_WARMUP_SECONDS (5), BENCH_MYSQL_URL;
  * BENCH_COUNTED_ROUNDS (4), BENCH_COUNTED_REQUESTS (500 a round), BENCH_COUNTED_WARMUP (1,500
  * requests), BENCH_COUNTED_IDLE_SECONDS (20).
@@ -43,7 +44,9 @@ const settings = {
   countedWarmup: Number(process.env.BENCH_COUNTED_WARMUP ?? 1500),
   countedIdleSeconds: Number(process.env.BENCH_COUNTED_IDLE_SECONDS ?? 20),
 };
-const measured = ['getTask', 'updateTask', 'listProjectTasks'];
+const measured = (
+  process.env.BENCH_VERSION_OPERATIONS ?? 'getTask,updateTask,listProjectTasks'
+).split(',');
 const oldestVersion = supportedVersions[supportedVersions.length - 1];
 const serviceEnv = { RATE_LIMIT_PER_MINUTE: '999999999', LOG_LEVEL: 'info' };
 
