@@ -15,6 +15,7 @@ import {
   whereTaskFilter,
   type TextLookup,
 } from '../../src/db/task-filter';
+import { testEngine } from '../support/test-database';
 import { startTestService, type TestService } from '../support/test-service';
 
 type Task = components['schemas']['Task'];
@@ -43,6 +44,9 @@ function generator(start: number) {
 }
 
 const random = generator(seed);
+
+/** How `text` is found in SQL: on SQLite, the FTS5 table whichever is asked for. */
+const lookups: TextLookup[] = testEngine === 'mysql' ? ['index', 'probe'] : ['index'];
 
 // Words the texts are made of: stopwords, case and folds (ß and ss, ς and σ, ﬁ and fi, İ),
 // marks, digits, words joined by _ or - or ', short words, emoji, other scripts.
@@ -310,7 +314,7 @@ it(`gives the same tasks in SQL as in memory for ${filterCount} random filters (
   for (let i = 0; i < filterCount; i++) {
     const made = soundFilter();
     const expected = inMemory(made);
-    for (const lookup of ['index', 'probe'] as const) {
+    for (const lookup of lookups) {
       const found = await inSql(made, lookup);
       if (found.join() !== expected.join())
         throw new Error(
@@ -353,7 +357,7 @@ it('compares labels and words after NFC normalisation: é typed as e and a combi
   for (const [filter, expected] of cases) {
     const checked = checkTaskFilter(filter, '/filter');
     const memory = made.filter((task) => taskMatches(checked, task)).map((task) => task.task_id);
-    for (const lookup of ['index', 'probe'] as const) {
+    for (const lookup of lookups) {
       const rows: Array<{ task_id: string }> = await whereTaskFilter(
         api.service.knex('tasks').select('tasks.task_id').whereIn('tasks.task_id', ids),
         checked,
