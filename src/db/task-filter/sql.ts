@@ -15,12 +15,12 @@ import { foldedWords, wordToken } from './words';
 type Where = Knex.QueryBuilder;
 
 /**
- * How `text` is found on MySQL. `index`: the tasks with the words, through the full-text index,
- * whatever order the query reads in; it costs about what the number of tasks (of every tenant)
- * with the words does, so it suits words in few tasks. `probe`: each task the query reads is
- * looked up by its id in task_search_words and its words compared there, so that a query in the
- * order of an index stops at its page; it suits words in many of the tasks read. SQLite has its
- * FTS5 table for both.
+ * How `text` is found. `index`: the tasks with the words, through the full-text index (MySQL's
+ * FULLTEXT, SQLite's FTS5), whatever order the query reads in; it costs about what the number of
+ * tasks (of every tenant) with the words does, so it suits words in few tasks. `probe`: each task
+ * the query reads is looked up by its id in task_search_words and its words compared there, so
+ * that a query in the order of an index stops at its page; it suits words in many of the tasks
+ * read.
  */
 export type TextLookup = 'index' | 'probe';
 
@@ -144,16 +144,16 @@ function momentsCondition(q: Where, column: string, { lt, gte }: { lt?: string; 
 
 /**
  * Every word's token is among the task's in task_search_words: through MySQL's FULLTEXT index
- * (boolean mode, each token required), or SQLite's FTS5 table task_search over it; or, on MySQL
- * as a `probe`, in the task's own row of task_search_words, found by its key. There each token is
+ * (boolean mode, each token required), or SQLite's FTS5 table task_search over it; or, as a
+ * `probe`, in the task's own row of task_search_words, found by its key. There each token is
  * looked for as a substring: tokens are all 24 hex digits long and apart by single spaces, so 24
  * characters without a space inside search_words are one whole token.
- * A probe of a condition every task chosen meets (`required`: at the top or inside `all`) is
- * `task_id IN` the rows with the tokens: task_id being task_search_words' key, MariaDB makes it a
- * plain join (table pullout), each task read and then its row by key, about 4 µs a task at a
- * million. Elsewhere (inside `any` or `not`) that IN would be materialized from every row of
- * task_search_words, so it is a count compared to 0, as labelsOfTask's: a subquery for each task
- * read, about three times as dear.
+ * On MySQL, a probe of a condition every task chosen meets (`required`: at the top or inside
+ * `all`) is `task_id IN` the rows with the tokens: task_id being task_search_words' key, MariaDB
+ * makes it a plain join (table pullout), each task read and then its row by key, about 4 µs a
+ * task at a million. Elsewhere (inside `any` or `not`), and on SQLite, which would build that IN
+ * from every row of task_search_words, it is a count compared to 0, as labelsOfTask's: a
+ * subquery for each task read, on MariaDB about three times as dear.
  */
 function textCondition(
   q: Where,
@@ -162,12 +162,12 @@ function textCondition(
   required: boolean,
 ) {
   const tokens = [...foldedWords(text)].map(wordToken);
-  if (mysql && lookup === 'probe') {
+  if (lookup === 'probe') {
     const words = (sub: Where) => {
-      for (const token of tokens) sub.whereRaw('locate(?, ??) > 0', [token, 'search_words']);
+      for (const token of tokens) sub.whereRaw('instr(??, ?) > 0', ['search_words', token]);
       return sub;
     };
-    if (required)
+    if (mysql && required)
       q.whereIn('tasks.task_id', (sub) => words(sub.select('task_id').from('task_search_words')));
     else
       q.whereRaw('(?) > 0', [
