@@ -45,6 +45,14 @@ export function hasText(filter: TaskFilter): boolean {
   return 'text' in filter;
 }
 
+/** Whether the filter's only conditions are `text`. */
+export function onlyText(filter: TaskFilter): boolean {
+  if ('all' in filter) return filter.all.every(onlyText);
+  if ('any' in filter) return filter.any.every(onlyText);
+  if ('not' in filter) return onlyText(filter.not);
+  return 'text' in filter;
+}
+
 interface Dialect {
   mysql: boolean;
   text: TextLookup;
