@@ -146,12 +146,14 @@ const textProbesFrom = 4;
 /**
  * How a search finds its `text` (TextLookup): through the full-text index, unless its filter
  * matches enough of the tenant's newest tasks that a read of the tenant's tasks in the page's
- * order, probing each, fills a page sooner. On MariaDB 10.11 the full-text index costs 5 to 13
- * µs for each task with the words, of every tenant (about 12 ms a page for a word in 1,000 tasks,
- * 140 ms in 10,000, seconds for a word in most tasks); a probe about 4 µs for each task read, the
- * page's size over the share that matches. At 4 of 500 (0.8 %), about where the two meet for a
- * tenant of a million tasks, a page takes about 6,000 probes. One statement on the newest 500
- * (1 to 3 ms; for a common word, its first few), and only when the filter has `text`.
+ * order, probing each, fills a page sooner. On MariaDB 10.11 at a million tasks the full-text
+ * index costs about 12 µs for each task with the words, of every tenant (13 ms a page for a word
+ * in 1,000 tasks, 136 ms in 10,000, seconds for a word in most tasks); a probe about 2.6 µs for
+ * each task read, the page's size over the share that matches. The two meet near 0.3 % for a
+ * tenant of a million tasks; 4 of 500 (0.8 %, a page in about 6,000 probes, ~17 ms) keeps a word
+ * in 0.1 % from being probed by the luck of the sample (about 1 time in 500), which would read
+ * 50,000 tasks. One statement on the newest 500 (1.5 to 3 ms; for a common word, its first few),
+ * and only when the filter has `text`.
  */
 async function textLookup(knex: Knex, tenantId: string, filter: TaskFilter): Promise<TextLookup> {
   if (!hasText(filter)) return 'index';
