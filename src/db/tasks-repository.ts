@@ -10,6 +10,7 @@ import {
   hasText,
   labelsOfTask,
   onlyText,
+  requiredText,
   searchWords,
   whereTaskFilter,
   type TaskFilter,
@@ -153,10 +154,21 @@ const textProbesFrom = 4;
  * tenant of a million tasks; 4 of 500 (0.8 %, a page in about 6,000 probes, ~17 ms) keeps a word
  * in 0.1 % from being probed by the luck of the sample (about 1 time in 500), which would read
  * 50,000 tasks. One statement on the newest 500 (1.5 to 3 ms; for a common word, its first few),
- * and only when the filter has `text`.
+ * and only when the filter has `text`; a second, of its required words alone, when the filter
+ * has more and matched too few.
  */
 async function textLookup(knex: Knex, tenantId: string, filter: TaskFilter): Promise<TextLookup> {
   if (!hasText(filter)) return 'index';
+  if (await inNewest(knex, tenantId, filter)) return 'probe';
+  // Words in many tasks, which the rest of the filter makes few: the full-text index would still
+  // read all the words' tasks, while a read through the rest's index probes only its own.
+  const words = requiredText(filter);
+  if (words.length === 0 || onlyText(filter)) return 'index';
+  return (await inNewest(knex, tenantId, { all: words })) ? 'probe' : 'index';
+}
+
+/** Whether the filter matches at least textProbesFrom of the tenant's newest textSampleSize tasks. */
+async function inNewest(knex: Knex, tenantId: string, filter: TaskFilter): Promise<boolean> {
   const newest = knex('tasks')
     .select('task_id')
     .where('tenant_id', tenantId)
@@ -174,7 +186,7 @@ async function textLookup(knex: Knex, tenantId: string, filter: TaskFilter): Pro
     .limit(textProbesFrom)
     .as('found');
   const [{ n }] = await knex.from(found).count({ n: '*' });
-  return Number(n) >= textProbesFrom ? 'probe' : 'index';
+  return Number(n) >= textProbesFrom;
 }
 
 export function tasksRepository(knex: Knex, events: EventLog) {

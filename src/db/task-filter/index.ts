@@ -11,5 +11,12 @@ export {
 } from './shape';
 export type { TaskFilter } from './shape';
 export { taskMatches } from './matches';
-export { hasText, labelsOfTask, onlyText, whereTaskFilter, type TextLookup } from './sql';
+export {
+  hasText,
+  labelsOfTask,
+  onlyText,
+  requiredText,
+  whereTaskFilter,
+  type TextLookup,
+} from './sql';
 export { searchWords } from './words';

@@ -53,6 +53,12 @@ export function onlyText(filter: TaskFilter): boolean {
   return 'text' in filter;
 }
 
+/** The filter's `text` conditions every task it matches meets: at the top or inside `all`. */
+export function requiredText(filter: TaskFilter): TaskFilter[] {
+  if ('all' in filter) return filter.all.flatMap(requiredText);
+  return 'text' in filter ? [filter] : [];
+}
+
 interface Dialect {
   mysql: boolean;
   text: TextLookup;
