@@ -10,7 +10,8 @@
  * turns), a status (45 % pending, 25 % in progress, 25 % done, 5 % cancelled), a priority, a due
  * date 0 to 120 days after creation (15 % none), one of four assignees (20 % each; 20 % none),
  * labels each with its own odds, and a title and description of words from a vocabulary of 1,000
- * (each word in about 1 % of the tasks) and, in one task of every `tasks / 1,000`, `rareWord`.
+ * (each word in about 1 % of the tasks) and, in one task of every `tasks / 1,000`, `rareWord`;
+ * `commonWord` ends the description of about 70 % of them.
  */
 import type { Knex } from 'knex';
 import mysql from 'mysql2/promise';
@@ -29,7 +30,7 @@ export interface PlanningLayout {
 }
 
 /** Raise it when the rows the seed writes change: a kept database of an older layout is seeded again. */
-const seedLayout = 2;
+const seedLayout = 3;
 const markerTable = 'bench_planning_seed';
 export const tenantName = 'planning bench';
 
@@ -52,6 +53,10 @@ const labelOdds: Array<[string, number]> = [
 ];
 /** In about 1,000 tasks; no word of the vocabulary (made of `syllables`, without a q or an x). */
 export const rareWord = 'quixote';
+/** In about 70 % of the tasks; no word of the vocabulary either. */
+export const commonWord = 'review';
+/** The share of tasks with `commonWord`. */
+export const commonShare = 0.7;
 const syllables = 'ba de fi go hu ka le mi no pu ra se ti vo wu ya zo ce gi lu'.split(' ');
 /** 1,000 words of three syllables, spread over the 8,000 there are. */
 const vocabulary = Array.from({ length: 1000 }, (_, w) => {
@@ -130,7 +135,8 @@ export function plannedTask(
   );
   const word = (salt: number) => pick(vocabulary, n, salt);
   const title = `${word(20).replace(/^./, (c) => c.toUpperCase())} ${word(21)} ${word(22)}`;
-  const description = `${Array.from({ length: 8 }, (_, k) => word(30 + k)).join(' ')}${rare ? ` ${rareWord}` : ''}.`;
+  const common = unit(n, 40) < commonShare ? ` ${commonWord}` : '';
+  const description = `${Array.from({ length: 8 }, (_, k) => word(30 + k)).join(' ')}${rare ? ` ${rareWord}` : ''}${common}.`;
   return {
     row: [
       idOf(createdMs, n),

@@ -5,8 +5,10 @@
  * As in task-list-plan.test.ts, the page query is the one the repository sends. The ids of a page
  * come from one read in index order (no sort of every matching task), which after a cursor starts
  * at it; on MariaDB, ANALYZE counts the rows that read examined, which must be of the order of a
- * page, not of the tenant's tasks. `text` is found through the full-text index: it reads the
- * tasks with the word, however many tasks the tenant has.
+ * page, not of the tenant's tasks. `text` of a word in few of the tenant's newest tasks is found
+ * through the full-text index: it reads the tasks with the word, however many tasks the tenant
+ * has; of a word in many (here, every task), each task read in order is probed for its words
+ * through task_search_words' key, and a page reads a page's worth.
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
@@ -21,8 +23,12 @@ import { createTestDatabase, testEngine, type TestDatabase } from '../support/te
 const tasksPerTenant = 6000;
 const projectsPerTenant = 4;
 const pageSize = 20;
-/** In one task of this many: the word `text` looks for. */
-const rareEvery = 100;
+/**
+ * In one task of this many: the word `text` looks for when it is rare, in 2 of the tenant's
+ * newest 500 (fewer than the 4 from which a search probes each task for it, tasks-repository.ts).
+ * Every task's title has `task`.
+ */
+const rareEvery = 200;
 
 let database: TestDatabase;
 let knex: Knex;
@@ -126,9 +132,12 @@ async function searchPage(
     knex.off('query', record);
   }
   const readsTasks = sent.filter((q) => /\bfrom [`"]tasks[`"]/i.test(q.sql));
-  expect(readsTasks).toHaveLength(1);
+  // A filter with `text` is first tried on the tenant's newest tasks (textLookup).
+  const sampled = JSON.stringify(filter).includes('"text"');
+  expect(readsTasks).toHaveLength(sampled ? 2 : 1);
+  if (sampled) expect(readsTasks[0].sql).toMatch(/^select count\(\*\) as `n` from \(select/);
   expect(page.data).toHaveLength(pageSize);
-  return { ...readsTasks[0], nextCursor: page.next_cursor };
+  return { ...readsTasks[readsTasks.length - 1], nextCursor: page.next_cursor };
 }
 
 interface Case {
@@ -139,6 +148,8 @@ interface Case {
   equal: string[];
   /** Whether each task read is probed for its labels through task_labels' key. */
   probesLabels: boolean;
+  /** Whether each task read is probed for its words through task_search_words' key. */
+  probesWords?: boolean;
   /** At most how many of the tenant's tasks a page's read may examine. */
   examined: number;
 }
@@ -167,6 +178,16 @@ const cases: Case[] = [
     probesLabels: true,
     // A sixth have both.
     examined: 8 * (pageSize + 1),
+  },
+  {
+    title: 'text, a word in every task',
+    filter: { text: 'Task' },
+    index: 'tasks_tenant_created',
+    equal: ['tenant_id'],
+    probesLabels: false,
+    probesWords: true,
+    // The page and one more; after a cursor, the cursor's own task too (its created_at is in range).
+    examined: pageSize + 2,
   },
 ];
 
@@ -210,6 +231,12 @@ async function expectMariaDbPlan(query: SentQuery, expected: Case, afterCursor: 
   // In index order: no sort of every matching task before the LIMIT.
   expect(reads[0].Extra).not.toContain('Using filesort');
   expect(reads[0].Extra).not.toContain('Using temporary');
+  // A word's tasks are not found through the full-text index: each task read is looked up.
+  const words = rows.filter((row) => row.table === 'task_search_words');
+  if (expected.probesWords) {
+    expect(words).toHaveLength(1);
+    expect(words[0]).toMatchObject({ select_type: 'DERIVED', type: 'eq_ref', key: 'PRIMARY' });
+  } else expect(words).toEqual([]);
   const probes = rows.filter((row) => row.table === 'task_labels');
   if (expected.probesLabels) {
     expect(probes).toHaveLength(1);
@@ -255,6 +282,11 @@ async function expectSqlitePlan(query: SentQuery, expected: Case, afterCursor: b
   );
   // Only the page itself is sorted, never the tenant's matching tasks.
   expect(details.filter((detail) => detail.includes('TEMP B-TREE'))).toHaveLength(1);
+  const words = details.filter((detail) => /^(SCAN|SEARCH) task_search/.test(detail));
+  if (expected.probesWords) {
+    expect(words).toHaveLength(1);
+    expect(words[0]).toMatch(/^SEARCH task_search_words USING .*\(task_id=\?\)$/);
+  } else expect(words).toEqual([]);
   const probes = details.filter((detail) => detail.startsWith('SEARCH task_labels'));
   expect(probes).toHaveLength(expected.probesLabels ? 1 : 0);
   for (const probe of probes)

@@ -12,5 +12,12 @@ export {
 export type { TaskFilter } from './shape';
 export { compileTaskFilter, taskMatches, TaskReading } from './matches';
 export type { TaskPredicate } from './matches';
-export { labelsOfTask, whereTaskFilter } from './sql';
+export {
+  hasText,
+  labelsOfTask,
+  onlyText,
+  requiredText,
+  whereTaskFilter,
+  type TextLookup,
+} from './sql';
 export { searchWords } from './words';
