@@ -3,7 +3,8 @@
  * Builds dist/ with tsc only when a source is newer than the last build, so `npm start` and the
  * CLIs start at once on an installed clone. What the build reads: src/, generated/, knexfile.ts,
  * the tsconfig files, the lockfile (a dependency's types can change the output) and the OpenAPI
- * document, which it parses once into dist/openapi.json for the service to start from.
+ * documents (the contract, and the older versions' made ones), which it parses once into
+ * dist/openapi/ for the service to start from.
  * `--force` builds whatever the times say (`npm run build`).
  */
 'use strict';
@@ -21,6 +22,7 @@ const inputs = [
   'tsconfig.build.json',
   'package-lock.json',
   'openapi/openapi.yaml',
+  'openapi/versions',
 ];
 
 /** The newest modification time under a file or folder (0 when it does not exist). */
@@ -46,17 +48,28 @@ function builtAt() {
   }
 }
 
-/** The document parsed, with the hash of its text: the service uses it only for that same text. */
-function writeParsedDocument() {
+/**
+ * The documents parsed (the contract and each older version's made one), with the hash of each
+ * text: the service uses a parse only for that same text.
+ */
+function writeParsedDocuments() {
   const { yamlHash } = require(path.join(root, 'dist', 'src', 'http', 'document.js'));
-  const { parsedDocumentPath, openapiDocumentPath } = require(
+  const { parsedDocumentPathOf, openapiDocumentPath } = require(
     path.join(root, 'dist', 'src', 'paths.js'),
   );
-  const yaml = fs.readFileSync(openapiDocumentPath, 'utf8');
-  fs.writeFileSync(
-    parsedDocumentPath,
-    JSON.stringify({ sha256: yamlHash(yaml), document: require('yaml').parse(yaml) }),
-  );
+  const versions = path.join(root, 'openapi', 'versions');
+  const made = fs.existsSync(versions)
+    ? fs.readdirSync(versions).filter((name) => name.endsWith('.yaml'))
+    : [];
+  for (const file of [openapiDocumentPath, ...made.map((name) => path.join(versions, name))]) {
+    const yaml = fs.readFileSync(file, 'utf8');
+    const parsed = parsedDocumentPathOf(file);
+    fs.mkdirSync(path.dirname(parsed), { recursive: true });
+    fs.writeFileSync(
+      parsed,
+      JSON.stringify({ sha256: yamlHash(yaml), document: require('yaml').parse(yaml) }),
+    );
+  }
 }
 
 const force = process.argv.includes('--force');
@@ -69,7 +82,7 @@ if (force || sourcesAt >= builtAt()) {
     { stdio: 'inherit', cwd: root },
   );
   if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-  writeParsedDocument();
+  writeParsedDocuments();
   fs.mkdirSync(path.dirname(stamp), { recursive: true });
   // Stamped with the time the build began: a source saved during the build is built next time.
   fs.writeFileSync(stamp, '');

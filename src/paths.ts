@@ -6,8 +6,12 @@ export const projectRoot = findPackageRoot(__dirname);
 
 export const openapiDocumentPath = path.join(projectRoot, 'openapi', 'openapi.yaml');
 
-/** The document parsed at build time (scripts/build-if-stale.js), with the hash of the YAML it came from. */
-export const parsedDocumentPath = path.join(projectRoot, 'dist', 'openapi.json');
+/**
+ * Where the build (scripts/build-if-stale.js) keeps a YAML document of the project's parsed, with
+ * the hash of the text it came from: dist/openapi/openapi.json for openapi/openapi.yaml.
+ */
+export const parsedDocumentPathOf = (yamlFile: string) =>
+  path.join(projectRoot, 'dist', path.relative(projectRoot, yamlFile).replace(/\.yaml$/, '.json'));
 
 /** The embedded default database. */
 export const defaultSqliteFile = path.join(projectRoot, 'data', 'tasks.sqlite');
