@@ -6,10 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { parsedDocument } from '../../src/http/document';
+import { parsedDocument, yamlHash } from '../../src/http/document';
 import { madeVersionSet } from '../../src/http/older-versions';
 import { documentFileOf } from '../../src/versions/documents';
-import { yamlHash } from '../../src/http/document';
 import { openapiDocumentPath, parsedDocumentPathOf, projectRoot } from '../../src/paths';
 import { versions } from '../../src/versions/versions';
 
