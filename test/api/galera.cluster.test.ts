@@ -342,8 +342,11 @@ describe('two instances, each on a node of its own', () => {
     console.log(
       `${statuses.length} creates by 8 clients through two nodes: ${conflicted} certification conflicts or brute-force aborts`,
     );
-    // Allowance for the one write per key and minute that records its last use, made by each instance.
-    expect(conflicted).toBeLessThanOrEqual(2);
+    // Allowance for the one write per key and minute that records its last use, made by each
+    // instance, and for the background work's leases, which both instances may reach for at once
+    // when one renews late on a loaded machine (CI: 3). A conflict between creates would be one
+    // in every few creates: hundreds here.
+    expect(conflicted).toBeLessThanOrEqual(4);
   }, 60_000);
 
   it('numbers the events of 200 concurrent changes through both instances 1..n, each once, while a consumer long-polls', async () => {
