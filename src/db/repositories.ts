@@ -25,7 +25,7 @@ export function createCoreRepositories(knex: Knex) {
     idempotency: idempotencyRepository(knex),
     /** Runs a request's changes in one transaction (again, after a conflict the database reports). */
     inTransaction<T>(requestId: string, work: (write: WriteContext) => Promise<T>): Promise<T> {
-      return inTransaction(knex, requestId, work);
+      return inTransaction(knex, requestId, work, { forRequest: true });
     },
   };
 }

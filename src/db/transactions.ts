@@ -105,7 +105,18 @@ export interface TransactionOptions {
    * applier inserting into such a gap aborts the transaction instead).
    */
   readCommitted?: boolean;
+  /** A request's transaction: its conflicts are counted for /metrics (requestConflicts). */
+  forRequest?: boolean;
 }
+
+/**
+ * Conflicts requests' transactions met, per database: what a Galera cluster's contention costs
+ * the clients (each one ran again), apart from the background work's own races.
+ */
+const requestConflictCounts = new WeakMap<Knex, { count: number }>();
+
+/** How many times a request's transaction on this database was aborted for a conflict. */
+export const requestConflicts = (knex: Knex): number => requestConflictCounts.get(knex)?.count ?? 0;
 
 /** Runs `work` in a transaction of its own for the request `requestId`, again after a conflict. */
 export async function inTransaction<T>(
@@ -133,6 +144,11 @@ export async function inTransaction<T>(
       const error = await begun.rollBack(thrown);
       // A repository's statement answers an outage as DatabaseUnavailableError, the driver's error its cause.
       const cause = error instanceof DatabaseUnavailableError ? error.cause : error;
+      if (options.forRequest && isWriteConflict(error)) {
+        const counted = requestConflictCounts.get(knex);
+        if (counted) counted.count++;
+        else requestConflictCounts.set(knex, { count: 1 });
+      }
       const lostBeforeCommit =
         !committing && isConnectionLost(cause) && ++lostConnections < lostConnectionTries;
       if (!(isWriteConflict(error) || lostBeforeCommit) || attempt >= conflictTries)

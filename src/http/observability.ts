@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Knex } from 'knex';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { v7 as uuidv7 } from 'uuid';
+import { requestConflicts } from '../db/transactions';
 
 /** What routing learned about a request, for its log line and metrics. */
 export interface RequestContext {
@@ -98,6 +99,15 @@ export function createMetrics(knex: Knex, registry: Registry) {
       },
     });
   }
+  new Counter({
+    name: 'db_request_conflicts_total',
+    help: "Requests' transactions the database aborted for a conflict (a deadlock, or a Galera certification failure), each run again.",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(requestConflicts(knex));
+    },
+  });
   // Each pair of labels' series, found once: prom-client otherwise turns the labels into a key
   // (their names sorted, then joined) twice a request.
   const series = new Map<

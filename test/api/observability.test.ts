@@ -118,6 +118,7 @@ describe('metrics', () => {
     expect(listed(await (await fetch(`${api.baseUrl}/metrics`)).text())).toBe(listed(text) + 1);
     expect(text).toMatch(/^db_pool_connections_used \d+/m);
     expect(text).toMatch(/^db_pool_acquires_pending \d+/m);
+    expect(text).toMatch(/^db_request_conflicts_total \d+/m);
   });
 
   it("gives the service's own routes labels of their own, and Node's process metrics", async () => {

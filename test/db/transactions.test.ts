@@ -5,9 +5,13 @@
  */
 import type { Knex } from 'knex';
 import { affectedRows } from '../../src/db/raw-answers';
-import { isDuplicateKey, readingAgainIfLost } from '../../src/db/database-errors';
+import {
+  isDuplicateKey,
+  readingAgainIfLost,
+  WriteConflictError,
+} from '../../src/db/database-errors';
 import { DatabaseUnavailableError } from '../../src/errors';
-import { inTransaction } from '../../src/db/transactions';
+import { inTransaction, requestConflicts, type Transaction } from '../../src/db/transactions';
 import { databaseWithTenant, projectRow, statementsSent } from '../support/statements-sent';
 import { testEngine } from '../support/test-database';
 
@@ -204,4 +208,54 @@ it('sends a read whose connection was lost once more, and only once', async () =
     }),
   ).rejects.toBe(refused);
   expect(reads).toBe(1);
+});
+
+it("counts the conflicts a request's transaction met and ran again after, and no background work's", async () => {
+  await knex('projects').insert([projectRow('deadlock-a'), projectRow('deadlock-b')]);
+  const rename = (trx: Transaction, id: string) =>
+    trx('projects')
+      .where('project_id', id)
+      .update({ name: `renamed by ${id}` });
+  const before = requestConflicts(knex);
+  if (testEngine === 'mysql') {
+    // A real deadlock: each takes one row, then waits for the other's; MariaDB aborts one of them.
+    let bothHold: () => void = () => {};
+    const holding = new Promise<void>((resolve) => {
+      let held = 0;
+      bothHold = () => ++held === 2 && resolve();
+    });
+    const crossing = (first: string, second: string) =>
+      inTransaction(
+        knex,
+        `request-${first}`,
+        async ({ trx }) => {
+          await rename(trx, first);
+          bothHold();
+          await holding;
+          await rename(trx, second);
+        },
+        { forRequest: true },
+      );
+    await Promise.all([crossing('deadlock-a', 'deadlock-b'), crossing('deadlock-b', 'deadlock-a')]);
+  } else {
+    // SQLite has one writer and never deadlocks: the service's own conflict (a version that moved).
+    let runs = 0;
+    await inTransaction(
+      knex,
+      'request',
+      async ({ trx }) => {
+        await rename(trx, 'deadlock-a');
+        if (++runs === 1) throw new WriteConflictError();
+      },
+      { forRequest: true },
+    );
+  }
+  expect(requestConflicts(knex)).toBe(before + 1);
+  // Background work's conflicts are its own races, not a cost to clients: not counted.
+  let runs = 0;
+  await inTransaction(knex, 'event-numbering', async () => {
+    if (++runs === 1) throw new WriteConflictError();
+  });
+  expect(runs).toBe(2);
+  expect(requestConflicts(knex)).toBe(before + 1);
 });
