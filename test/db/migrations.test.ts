@@ -9,6 +9,21 @@ import { createMigratedDatabase, testEngine } from '../support/test-database';
 let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
 let knex: Knex;
 
+/** A tenant and its one project, written as rows, at `at`: what a migration finds before it runs. */
+async function tenantWithProject(name: string, at: string) {
+  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
+  await knex('tenants').insert({ tenant_id, name, created_at: at });
+  await knex('projects').insert({
+    project_id,
+    tenant_id,
+    name: 'p',
+    description: '',
+    created_at: at,
+    updated_at: at,
+  });
+  return { tenant_id, project_id };
+}
+
 beforeAll(async () => {
   database = await createMigratedDatabase();
   knex = database.knex;
@@ -155,17 +170,8 @@ it('brings data made before version 2026-12-15 into it: done tasks closed when l
     '20261204140200-add-webhook-endpoints-api-version',
   ];
   for (const name of [...added].reverse()) await knex.migrate.down({ name });
-  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
   const [created, changed] = ['2026-11-20 10:00:00.000', '2026-11-21 11:30:00.250'];
-  await knex('tenants').insert({ tenant_id, name: 'before-versions', created_at: created });
-  await knex('projects').insert({
-    project_id,
-    tenant_id,
-    name: 'p',
-    description: '',
-    created_at: created,
-    updated_at: created,
-  });
+  const { tenant_id, project_id } = await tenantWithProject('before-versions', created);
   const task = (status: string) => ({
     task_id: uuidv7(),
     project_id,
@@ -241,17 +247,9 @@ it('brings tasks made before the planning fields into them: priority none, no du
   ];
   for (const name of [...added].reverse()) await knex.migrate.down({ name });
   expect(await knex.schema.hasTable('task_labels')).toBe(false);
-  const [tenant_id, project_id, task_id] = [uuidv7(), uuidv7(), uuidv7()];
   const at = '2026-12-01 10:00:00.000';
-  await knex('tenants').insert({ tenant_id, name: 'before-planning', created_at: at });
-  await knex('projects').insert({
-    project_id,
-    tenant_id,
-    name: 'p',
-    description: '',
-    created_at: at,
-    updated_at: at,
-  });
+  const { tenant_id, project_id } = await tenantWithProject('before-planning', at);
+  const task_id = uuidv7();
   await knex('tasks').insert({
     task_id,
     project_id,
@@ -302,17 +300,8 @@ it('fills the words of tasks made before TaskFilter text, and both indexes find 
   const name = '20261215090000-create-task-search-words';
   await knex.migrate.down({ name });
   expect(await knex.schema.hasTable('task_search_words')).toBe(false);
-  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
   const at = '2026-12-10 10:00:00.000';
-  await knex('tenants').insert({ tenant_id, name: 'before-search', created_at: at });
-  await knex('projects').insert({
-    project_id,
-    tenant_id,
-    name: 'p',
-    description: '',
-    created_at: at,
-    updated_at: at,
-  });
+  const { project_id } = await tenantWithProject('before-search', at);
   // More than a batch of the migration's, so that it goes on after the first.
   const texts: Array<[string, string | null]> = Array.from({ length: 230 }, (_, i) => [
     `task number${i}`,
@@ -416,17 +405,8 @@ it("gives tasks made before tasks had a tenant their project's, and those an ins
 it('folds again the labels and words of tasks written before NFC normalisation, and both indexes find them by either spelling', async () => {
   const name = '20261215090100-refold-normalised-labels-and-words';
   await knex.migrate.down({ name });
-  const [tenant_id, project_id] = [uuidv7(), uuidv7()];
   const at = '2026-12-12 10:00:00.000';
-  await knex('tenants').insert({ tenant_id, name: 'before-nfc', created_at: at });
-  await knex('projects').insert({
-    project_id,
-    tenant_id,
-    name: 'p',
-    description: '',
-    created_at: at,
-    updated_at: at,
-  });
+  const { project_id } = await tenantWithProject('before-nfc', at);
   // As the service wrote them before: folds and word tokens of the text as typed.
   const oldFold = (text: string) => text.toUpperCase().toLowerCase();
   const oldWords = (text: string) =>
@@ -475,12 +455,17 @@ it('folds again the labels and words of tasks written before NFC normalisation, 
   expect(await found({ text: 'cre\u0300me' })).toEqual([0]);
   expect(await found({ text: 'été' })).toEqual([2]);
   expect(await found({ labels: { has: 'ops' } })).toEqual([1]);
-  const rows = await knex('tasks').select('labels').whereIn('task_id', ids).orderBy('task_id');
+  const rows = await knex('tasks')
+    .select('labels', 'version')
+    .whereIn('task_id', ids)
+    .orderBy('task_id');
   expect(rows.map((row: { labels: string }) => JSON.parse(row.labels))).toEqual([
     ['CAFE\u0301', 'zoo'],
     ['ops'],
     ['f', 'e\u0301'],
   ]);
+  // Only the task that shows other labels has a new version (its ETag no longer matches).
+  expect(rows.map((row: { version: number }) => Number(row.version))).toEqual([1, 1, 2]);
   const folds = await knex('task_labels')
     .select('label_fold')
     .where('task_id', ids[2])

@@ -56,9 +56,10 @@ async function refoldLabels(knex: Knex, rows: TaskRow[]): Promise<void> {
     const folds = labels.map(labelFold);
     const had = (foldsOf.get(row.task_id) ?? []).sort();
     if (JSON.stringify(labels) !== row.labels)
+      // The task shows other labels: a new version, so that its old ETag no longer matches.
       await knex('tasks')
         .where('task_id', row.task_id)
-        .update({ labels: JSON.stringify(labels) });
+        .update({ labels: JSON.stringify(labels), version: knex.raw('version + 1') });
     if ([...folds].sort().join('\n') === had.join('\n')) continue;
     await knex('task_labels').where('task_id', row.task_id).delete();
     await knex('task_labels').insert(
