@@ -13,6 +13,7 @@ import type { components } from '../../generated/api';
 import { wordToken } from '../../src/db/task-filter/words';
 import { GaleraCluster, type GaleraNode } from '../support/galera-cluster';
 import { seedTenant } from '../support/keyed-creates';
+import { countsOf, tenantCalls, type Answer } from '../support/tenant-calls';
 import { serveProcess, stopGracefully, type ServiceProcess } from '../support/service-process';
 
 type Task = components['schemas']['Task'];
@@ -28,8 +29,7 @@ let projectId: string;
 /** The instance on node 1, and the one on node 2. */
 let a: ServiceProcess;
 let b: ServiceProcess;
-/** Every answer of 500 any request got: there must be none. */
-const internalErrors: string[] = [];
+const { call, internalErrors } = tenantCalls(() => key, { 'Api-Version': newest });
 
 beforeAll(async () => {
   cluster = await GaleraCluster.start();
@@ -49,44 +49,6 @@ afterAll(async () => {
 afterEach(() => {
   expect(internalErrors.splice(0)).toEqual([]);
 });
-
-interface Answer<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
-async function call<T = any>(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer<T>> {
-  const response = await fetch(base + path, {
-    method,
-    headers: {
-      Authorization: `Bearer ${key}`,
-      'Api-Version': newest,
-      'Content-Type': 'application/json',
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const answer = {
-    status: response.status,
-    headers: response.headers,
-    body: text ? JSON.parse(text) : undefined,
-  };
-  if (answer.status === 500) internalErrors.push(`${method} ${path}: ${text}`);
-  return answer;
-}
-
-const countsOf = (statuses: number[]) =>
-  Object.fromEntries(
-    [...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]),
-  );
 
 /** Every task of the tenant the filter finds, page after page, through one instance. */
 async function searchAll(base: string, filter: TaskFilter): Promise<Task[]> {

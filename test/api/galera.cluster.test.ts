@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { components } from '../../generated/api';
 import { GaleraCluster, type GaleraNode } from '../support/galera-cluster';
 import { seedTenant } from '../support/keyed-creates';
+import { countsOf, tenantCalls } from '../support/tenant-calls';
 import { serveProcess, type ServiceProcess } from '../support/service-process';
 import { startReceiver } from '../support/webhook-receiver';
 
@@ -23,8 +24,7 @@ let key: string;
 let projectId: string;
 /** Every instance a test started, stopped in afterAll whatever happened. */
 const instances: ServiceProcess[] = [];
-/** Every answer of 500 any request got: there must be none. */
-const internalErrors: string[] = [];
+const { call, internalErrors } = tenantCalls(() => key);
 
 beforeAll(async () => {
   cluster = await GaleraCluster.start();
@@ -57,39 +57,6 @@ async function stop(instance: ServiceProcess | undefined): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
-
-interface Answer<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
-async function call<T = any>(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Answer<T>> {
-  const response = await fetch(base + path, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const answer = {
-    status: response.status,
-    headers: response.headers,
-    body: text ? JSON.parse(text) : undefined,
-  };
-  if (answer.status === 500) internalErrors.push(`${method} ${path}: ${text}`);
-  return answer;
-}
-
-const countsOf = (statuses: number[]) =>
-  Object.fromEntries(
-    [...new Set(statuses)].sort().map((s) => [s, statuses.filter((x) => x === s).length]),
-  );
 
 /** The whole feed, page after page, through one instance. */
 async function wholeFeed(base: string): Promise<Event[]> {
