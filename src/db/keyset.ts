@@ -49,6 +49,11 @@ export interface PageQuery {
   /** Narrows the rows to the list's own: a tenant's projects, a project's tasks. */
   scope: (query: Knex.QueryBuilder, values: PageValues) => void;
   /**
+   * Where the page's ids are chosen, when not in `table`: a table of the same ids that holds the
+   * order's columns too, which `scope` narrows (a task's words, its tenant and created_at).
+   */
+  seekTable?: string;
+  /**
    * A filter as parts that each have an index in the page's order: a task list filtered by
    * several statuses, one part per status. No index serves `status IN (…)` and the order
    * together, so the page's ids are merged from one seek through each part.
@@ -236,12 +241,13 @@ function pageStatement(
   values: PageValues,
 ): Knex.QueryBuilder {
   const { db, table, idColumn, order, limit } = query;
-  const runs = runsAfter(order, table, idColumn, after);
+  const seekTable = query.seekTable ?? table;
+  const runs = runsAfter(order, seekTable, idColumn, after);
   const parts = query.parts ?? [() => {}];
   const keys = [idColumn, order.column, ...(order.leading ? [order.leading.column] : [])];
   const seek = (columns: string[], part: Condition, run: Run) =>
     inKeyOrder(
-      db(table)
+      db(seekTable)
         .select(columns)
         .where((q) => query.scope(q, values))
         .where(part)

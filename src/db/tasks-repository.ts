@@ -13,6 +13,8 @@ import {
   requiredText,
   searchWords,
   whereTaskFilter,
+  whereWords,
+  wordsOnly,
   type TaskFilter,
   type TextLookup,
 } from './task-filter';
@@ -239,14 +241,21 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     );
   };
 
-  /** The tokens of the task's words for the full-text indexes (task-filter/words.ts), with it. */
-  const writeSearchWords = async (write: WriteContext, task: Task, existed: boolean) => {
-    const row = { task_id: task.task_id, search_words: searchWords(task.title, task.description) };
+  /**
+   * The tokens of the task's words for the full-text indexes (task-filter/words.ts), with it; and
+   * its tenant and created_at, by which a search by words alone picks its page there (wordsPage).
+   */
+  const insertSearchWords = async (write: WriteContext, row: TaskRow) => {
+    const { task_id, tenant_id, created_at } = row;
+    const search_words = searchWords(row.title, row.description);
     await write.trx.later(
-      (existed
-        ? knex('task_search_words').where('task_id', task.task_id).update(row)
-        : knex('task_search_words').insert(row)
-      ).toSQL(),
+      knex('task_search_words').insert({ task_id, search_words, tenant_id, created_at }).toSQL(),
+    );
+  };
+  const updateSearchWords = async (write: WriteContext, task: Task) => {
+    const search_words = searchWords(task.title, task.description);
+    await write.trx.later(
+      knex('task_search_words').where('task_id', task.task_id).update({ search_words }).toSQL(),
     );
   };
 
@@ -288,7 +297,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
       });
       const created = versioned(row);
       await writeLabelFolds(write, row.task_id, created.value.labels);
-      await writeSearchWords(write, created.value, false);
+      await insertSearchWords(write, row);
       await events.record(write, {
         tenantId,
         type: 'task.created',
@@ -345,13 +354,26 @@ export function tasksRepository(knex: Knex, events: EventLog) {
     async search(tenantId: string, query: TaskSearchQuery): Promise<TaskPage> {
       const { filter, sort, limit, cursor } = query;
       const text = await textLookup(knex, tenantId, filter);
+      const order = taskOrder(sort);
+      // Words alone, found through the full-text index, in created_at order: the page is picked
+      // among the words' rows, which hold their task's tenant and created_at (20261215100200),
+      // without reading each task with the words to sort them.
+      const wordsPage =
+        text === 'index' && wordsOnly(filter) && order.column === 'created_at' && !order.leading;
       const { rows, nextCursor } = await selectPage<TaskRow>({
         db: knex,
         table: 'tasks',
         idColumn: 'task_id',
-        // Through the indexes led by tenant_id (migration 20261215100100), one for each order.
-        scope: (q) => whereTaskFilter(q.where('tasks.tenant_id', tenantId), filter, text),
-        order: taskOrder(sort),
+        ...(wordsPage
+          ? {
+              seekTable: 'task_search_words',
+              scope: (q) => whereWords(q.where('task_search_words.tenant_id', tenantId), filter),
+            }
+          : {
+              // Through the indexes led by tenant_id (migration 20261215100100), one for each order.
+              scope: (q) => whereTaskFilter(q.where('tasks.tenant_id', tenantId), filter, text),
+            }),
+        order,
         limit,
         cursor,
       });
@@ -375,7 +397,7 @@ export function tasksRepository(knex: Knex, events: EventLog) {
         await writeLabelFolds(write, taskId, after.value.labels);
       }
       if (after !== undefined && (update.title !== undefined || update.description !== undefined))
-        await writeSearchWords(write, after.value, true);
+        await updateSearchWords(write, after.value);
       return after;
     },
 

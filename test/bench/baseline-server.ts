@@ -30,7 +30,8 @@ export const statements = {
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ?',
   lockTask:
     'select * from `tasks` where `task_id` = ? and `project_id` in (select `project_id` from `projects` where `tenant_id` = ?) limit ? for update',
-  insertSearchWords: 'insert into `task_search_words` (`search_words`, `task_id`) values (?, ?)',
+  insertSearchWords:
+    'insert into `task_search_words` (`created_at`, `search_words`, `task_id`, `tenant_id`) values (?, ?, ?, ?)',
   insertEvent:
     'insert into `events` (`created_at`, `data`, `event_id`, `project_id`, `request_id`, `sequence`, `tenant_id`, `type`) values (?, ?, ?, ?, ?, ?, ?, ?)',
   updateTaskStatus:
@@ -217,8 +218,10 @@ function main(): void {
               // The task's tenant_id.
               tenantId,
               ...Object.values(rest),
+              row.created_at,
               searchWords(row.title, row.description),
               task_id,
+              tenantId,
               ...eventValues(tenantId, 'task.created', toTask(created)),
             ],
           )

@@ -30,7 +30,7 @@ export interface PlanningLayout {
 }
 
 /** Raise it when the rows the seed writes change: a kept database of an older layout is seeded again. */
-const seedLayout = 3;
+const seedLayout = 4;
 const markerTable = 'bench_planning_seed';
 export const tenantName = 'planning bench';
 
@@ -170,9 +170,13 @@ export async function insertTasks(
   const labels = tasks.flatMap((task) => task.folds.map((fold) => [task.row[0], fold]));
   if (labels.length > 0)
     await connection.query('insert into task_labels (task_id, label_fold) values ?', [labels]);
-  await connection.query('insert into task_search_words (task_id, search_words) values ?', [
-    tasks.map((task) => [task.row[0], task.searchWords]),
-  ]);
+  const [id, tenant, created] = ['task_id', 'tenant_id', 'created_at'].map((column) =>
+    taskColumns.indexOf(column),
+  );
+  await connection.query(
+    'insert into task_search_words (task_id, search_words, tenant_id, created_at) values ?',
+    [tasks.map(({ row, searchWords }) => [row[id], searchWords, row[tenant], row[created]])],
+  );
 }
 
 /** The seed's projects, made a millisecond apart the day before the first task. */

@@ -2,7 +2,12 @@ import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
 import { nowForDb } from '../../src/db/timestamps';
 import { migrateToLatest } from '../../src/db/migrate';
-import { searchWords, whereTaskFilter, type TaskFilter } from '../../src/db/task-filter';
+import {
+  searchWords,
+  whereTaskFilter,
+  whereWords,
+  type TaskFilter,
+} from '../../src/db/task-filter';
 import { wordToken } from '../../src/db/task-filter/words';
 import { createMigratedDatabase, testEngine } from '../support/test-database';
 
@@ -298,6 +303,8 @@ it('brings tasks made before the planning fields into them: priority none, no du
 
 it('fills the words of tasks made before TaskFilter text, and both indexes find them by it', async () => {
   const name = '20261215090000-create-task-search-words';
+  const order = '20261215100200-add-task-search-words-order';
+  await knex.migrate.down({ name: order });
   await knex.migrate.down({ name });
   expect(await knex.schema.hasTable('task_search_words')).toBe(false);
   const at = '2026-12-10 10:00:00.000';
@@ -323,6 +330,7 @@ it('fills the words of tasks made before TaskFilter text, and both indexes find 
   }
 
   await knex.migrate.up({ name });
+  await knex.migrate.up({ name: order });
   const rows = await knex('task_search_words').whereIn('task_id', ids).orderBy('task_id');
   expect(rows.map((row: { search_words: string }) => row.search_words)).toEqual(
     texts.map(([title, description]) => searchWords(title, description)),
@@ -342,6 +350,60 @@ it('fills the words of tasks made before TaskFilter text, and both indexes find 
   await knex('tasks').whereIn('task_id', ids).delete();
   expect(await knex('task_search_words').whereIn('task_id', ids)).toEqual([]);
   expect(await found('task')).toBe(0);
+});
+
+it("gives the words of tasks made before it their task's tenant and created_at, and the full-text index still finds them", async () => {
+  const name = '20261215100200-add-task-search-words-order';
+  await knex.migrate.down({ name });
+  const { tenant_id, project_id } = await tenantWithProject(
+    'before-words-order',
+    '2026-12-11 09:00:00.000',
+  );
+  // More than a batch of the migration's, so that it goes on after the first.
+  const tasks = Array.from({ length: 1010 }, (_, i) => ({
+    task_id: uuidv7(),
+    project_id,
+    tenant_id,
+    title: i % 100 === 0 ? `rare findme ${i}` : `task ${i}`,
+    status: 'pending',
+    created_at: `2026-12-11 10:00:${String(i % 60).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}`,
+    updated_at: '2026-12-11 11:00:00.000',
+  }));
+  await knex.batchInsert('tasks', tasks, 200);
+  await knex.batchInsert(
+    'task_search_words',
+    tasks.map((task) => ({ task_id: task.task_id, search_words: searchWords(task.title, null) })),
+    200,
+  );
+
+  await knex.migrate.up({ name });
+  const ids = tasks.map((task) => task.task_id);
+  const rows: Array<{ task_id: string; tenant_id: string; created_at: unknown }> = await knex(
+    'task_search_words',
+  )
+    .select('task_id', 'tenant_id', 'created_at')
+    .whereIn('task_id', ids);
+  const written = new Map(
+    (await knex('tasks').select('task_id', 'created_at').whereIn('task_id', ids)).map(
+      (row: { task_id: string; created_at: unknown }) => [row.task_id, String(row.created_at)],
+    ),
+  );
+  expect(rows).toHaveLength(tasks.length);
+  for (const row of rows) {
+    expect(row.tenant_id).toBe(tenant_id);
+    expect(String(row.created_at)).toBe(written.get(row.task_id));
+  }
+  // Found through the full-text index by words alone, as a search reads them now.
+  const found = await whereWords(knex('task_search_words').where('tenant_id', tenant_id), {
+    text: 'findme',
+  }).pluck('task_search_words.task_id');
+  expect(found.sort()).toEqual(
+    tasks
+      .filter((t) => t.title.startsWith('rare'))
+      .map((t) => t.task_id)
+      .sort(),
+  );
+  await knex('tasks').whereIn('task_id', ids).delete();
 });
 
 it("gives tasks made before tasks had a tenant their project's, and those an instance of the version before makes at the next start", async () => {

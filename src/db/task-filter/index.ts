@@ -18,6 +18,8 @@ export {
   onlyText,
   requiredText,
   whereTaskFilter,
+  whereWords,
+  wordsOnly,
   type TextLookup,
 } from './sql';
 export { searchWords } from './words';

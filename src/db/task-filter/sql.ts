@@ -195,18 +195,38 @@ function textCondition(
       ]);
     return;
   }
-  q.whereIn('tasks.task_id', (sub) => {
-    sub.select('task_id').from('task_search_words');
-    if (mysql)
-      sub.whereRaw('match (search_words) against (? in boolean mode)', [
-        tokens.map((token) => `+${token}`).join(' '),
-      ]);
-    else
-      sub.whereIn('rowid', (fts) =>
-        fts
-          .select('rowid')
-          .from('task_search')
-          .whereRaw('task_search match ?', [tokens.map((token) => `"${token}"`).join(' ')]),
-      );
-  });
+  q.whereIn('tasks.task_id', (sub) =>
+    withTokens(sub.select('task_id').from('task_search_words'), tokens, mysql),
+  );
+}
+
+/** Narrows a query over task_search_words to the rows with every token, through the full-text index. */
+function withTokens<Q extends Where>(query: Q, tokens: string[], mysql: boolean): Q {
+  if (mysql)
+    return query.whereRaw('match (task_search_words.search_words) against (? in boolean mode)', [
+      tokens.map((token) => `+${token}`).join(' '),
+    ]) as Q;
+  return query.whereIn('task_search_words.rowid', (fts) =>
+    fts
+      .select('rowid')
+      .from('task_search')
+      .whereRaw('task_search match ?', [tokens.map((token) => `"${token}"`).join(' ')]),
+  ) as Q;
+}
+
+/** Whether the filter is words every task it matches has, and nothing else: `text`, or `all` of them. */
+export function wordsOnly(filter: TaskFilter): boolean {
+  if ('all' in filter) return filter.all.every(wordsOnly);
+  return 'text' in filter;
+}
+
+/**
+ * Narrows a query over task_search_words (not tasks) to the rows of the tasks a wordsOnly filter
+ * matches: every word of every `text` in one lookup of the full-text index.
+ */
+export function whereWords<Q extends Where>(query: Q, filter: TaskFilter): Q {
+  const tokens = requiredText(filter).flatMap((f) =>
+    'text' in f ? [...foldedWords(f.text)].map(wordToken) : [],
+  );
+  return withTokens(query, [...new Set(tokens)], query.client.config.client === 'mysql2');
 }
