@@ -15,6 +15,13 @@ export const priorityRank = (priority: TaskPriority): number => priorities.index
 export const priorityOfRank = (rank: number): TaskPriority => priorities[rank] ?? 'none';
 
 /**
+ * ASCII text, in which a label's fold (below) is lower case alone: ASCII is its own NFC form, and
+ * its upper case is ASCII. Asked first, as normalising cost a webhook filter a label's fold of
+ * every event.
+ */
+export const asciiOnly = /^[\x00-\x7f]*$/;
+
+/**
  * A label's Unicode case fold, of its NFC normalisation: `é` typed as one character or as `e` and
  * a combining accent is one label (and one word of a TaskFilter's `text`). JavaScript has no case
  * folding of its own; upper then lower case gives full folding's answers for the letters where
@@ -23,7 +30,7 @@ export const priorityOfRank = (rank: number): TaskPriority => priorities[rank] ?
  * least as many code points as its label's NFC form.
  */
 export const labelFold = (label: string): string =>
-  label.normalize('NFC').toUpperCase().toLowerCase();
+  asciiOnly.test(label) ? label.toLowerCase() : label.normalize('NFC').toUpperCase().toLowerCase();
 
 /**
  * The set a request names, sorted by fold: a label named twice (in any case) counts once, and a

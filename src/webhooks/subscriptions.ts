@@ -29,36 +29,62 @@ export interface Subscription {
   wants(event: TaskEvent): boolean;
 }
 
-/** A task event as a subscription reads it; each part worked out once, when first asked for. */
-export interface TaskEvent {
-  /** The fields a `task.updated` changed; undefined for other types. */
-  changed(): ReadonlySet<string> | undefined;
-  before(): TaskReading | undefined;
-  after(): TaskReading | undefined;
+/** A task event's stored data: the task after the change, and what a `task.updated` changed. */
+interface TaskEventData {
+  object: Task;
+  previous?: Partial<Task>;
+}
+
+/**
+ * A task event as a subscription reads it; each part worked out once, when first asked for. A
+ * class, not closures: one is made for every event, and a closure made afresh is slower to call.
+ */
+export class TaskEvent {
+  private parsed?: TaskEventData;
+  private object?: TaskReading;
+  private previousTask?: TaskReading;
+
+  constructor(
+    private readonly type: EventType,
+    private readonly data: string,
+  ) {}
+
+  private read(): TaskEventData {
+    return (this.parsed ??= JSON.parse(this.data) as TaskEventData);
+  }
+
+  /**
+   * Whether a `task.updated` changed any of the fields (keys of its `data.previous`);
+   * undefined for other types. Looked up in the parsed object, with no set of its keys made.
+   */
+  touched(fields: readonly string[]): boolean | undefined {
+    if (this.type !== 'task.updated') return undefined;
+    const previous = this.read().previous ?? {};
+    for (const field of fields) if (Object.hasOwn(previous, field)) return true;
+    return false;
+  }
+
+  /** The task before the change: none for a created task, the task itself for a deleted one. */
+  before(): TaskReading | undefined {
+    if (this.type === 'task.created') return undefined;
+    if (this.type === 'task.deleted') return this.task();
+    const { object, previous } = this.read();
+    return (this.previousTask ??= new TaskReading({ ...object, ...previous }));
+  }
+
+  /** The task after the change: none for a deleted task. */
+  after(): TaskReading | undefined {
+    return this.type === 'task.deleted' ? undefined : this.task();
+  }
+
+  private task(): TaskReading {
+    return (this.object ??= new TaskReading(this.read().object));
+  }
 }
 
 /** The task event of an event row (its type and stored `data`), or undefined for a project's. */
 export function taskEventOf(type: EventType, data: string): TaskEvent | undefined {
-  if (!type.startsWith('task.')) return undefined;
-  let parsed: { object: Task; previous?: Partial<Task> } | undefined;
-  const read = () => (parsed ??= JSON.parse(data) as { object: Task; previous?: Partial<Task> });
-  let changed: Set<string> | undefined;
-  let object: TaskReading | undefined;
-  let before: TaskReading | undefined;
-  const readObject = () => (object ??= new TaskReading(read().object));
-  return {
-    changed: () =>
-      type === 'task.updated'
-        ? (changed ??= new Set(Object.keys(read().previous ?? {})))
-        : undefined,
-    before: () =>
-      type === 'task.created'
-        ? undefined
-        : type === 'task.deleted'
-          ? readObject()
-          : (before ??= new TaskReading({ ...read().object, ...read().previous })),
-    after: () => (type === 'task.deleted' ? undefined : readObject()),
-  };
+  return type.startsWith('task.') ? new TaskEvent(type, data) : undefined;
 }
 
 /** Subscriptions made, by their stored columns: endpoints with the same columns share one. */
@@ -93,14 +119,12 @@ function subscribe(filter: TaskFilter | undefined, fields: string[] | undefined)
   const matches: TaskPredicate | undefined = filter && compileTaskFilter(filter);
   return {
     wants(event) {
-      const changed = event.changed();
-      if (fields !== undefined && changed !== undefined)
-        if (!fields.some((field) => changed.has(field))) return false;
+      if (fields !== undefined && event.touched(fields) === false) return false;
       if (matches === undefined) return true;
       const after = event.after();
       if (after !== undefined && matches(after)) return true;
       // An update that changed nothing the filter reads leaves its answer as it was.
-      if (changed !== undefined && !read!.some((field) => changed.has(field))) return false;
+      if (event.touched(read!) === false) return false;
       const before = event.before();
       return before !== undefined && matches(before);
     },

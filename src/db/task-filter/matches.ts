@@ -22,13 +22,17 @@ type Task = components['schemas']['Task'];
  * endpoint's predicate.
  */
 export class TaskReading {
-  private folds?: Set<string>;
+  private folds?: string[];
   private words?: TaskTextWords;
 
   constructor(readonly task: Task) {}
 
-  labelFolds(): Set<string> {
-    return (this.folds ??= new Set(this.task.labels.map(labelFold)));
+  /**
+   * An array, not a set: a task has at most 20 labels, and making a set for each event cost more
+   * than its look-ups saved.
+   */
+  labelFolds(): readonly string[] {
+    return (this.folds ??= this.task.labels.map(labelFold));
   }
 
   textWords(): TaskTextWords {
@@ -110,19 +114,19 @@ export function compileTaskFilter(filter: TaskFilter): TaskPredicate {
     const folds = (labels: string[]) => labels.map(labelFold);
     if (has !== undefined) {
       const fold = labelFold(has);
-      parts.push((task) => task.labelFolds().has(fold));
+      parts.push((task) => task.labelFolds().includes(fold));
     }
     if (hasAny !== undefined) {
       const any = folds(hasAny);
-      parts.push((task) => any.some((fold) => task.labelFolds().has(fold)));
+      parts.push((task) => any.some((fold) => task.labelFolds().includes(fold)));
     }
     if (hasAll !== undefined) {
       const all = folds(hasAll);
-      parts.push((task) => all.every((fold) => task.labelFolds().has(fold)));
+      parts.push((task) => all.every((fold) => task.labelFolds().includes(fold)));
     }
     if (hasNone !== undefined) {
       const none = folds(hasNone);
-      parts.push((task) => !none.some((fold) => task.labelFolds().has(fold)));
+      parts.push((task) => !none.some((fold) => task.labelFolds().includes(fold)));
     }
   } else if ('due_on' in filter) {
     const { lt, lte, gt, gte, is_null: isNull } = filter.due_on;

@@ -4,7 +4,7 @@
  * One rule for every evaluator, so that the databases' indexes and the in-memory evaluator agree.
  */
 import { createHash } from 'node:crypto';
-import { labelFold } from '../task-planning';
+import { asciiOnly, labelFold } from '../task-planning';
 
 /** A filter's words are at least this many characters long (code points, normalised to NFC). */
 export const minWordLength = 3;
@@ -28,7 +28,6 @@ const taskText = (title: string, description: string | null): string =>
 export const taskWords = (title: string, description: string | null): Set<string> =>
   foldedWords(taskText(title, description));
 
-const asciiOnly = /^[\x00-\x7f]*$/;
 const asciiFold = /^[a-z0-9]+$/;
 /** Whether a character code of lower-case ASCII text is of a word: a-z, 0-9. */
 const inAsciiWord = (code: number) => (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
