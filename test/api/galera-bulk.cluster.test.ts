@@ -29,7 +29,9 @@ let projectId: string;
 /** The instance on node 1, and the one on node 2. */
 let a: ServiceProcess;
 let b: ServiceProcess;
-const { call, internalErrors } = tenantCalls(() => key, { 'Api-Version': newest });
+const { call, internalErrors, wholeFeed } = tenantCalls(() => key, {
+  'Api-Version': newest,
+});
 
 beforeAll(async () => {
   cluster = await GaleraCluster.start();
@@ -79,15 +81,7 @@ async function numberedFeed(base: string, node: GaleraNode): Promise<Event[]> {
     if (Date.now() > deadline) throw new Error('events still unnumbered after 30 s');
     await sleep(100);
   }
-  const events: Event[] = [];
-  let cursor = '';
-  for (;;) {
-    const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`))
-      .body as { data: Event[]; next_cursor: string; has_more: boolean };
-    events.push(...page.data);
-    cursor = page.next_cursor;
-    if (!page.has_more) return events;
-  }
+  return wholeFeed(base);
 }
 
 async function createTasks(base: string, count: number, title: string): Promise<Task[]> {

@@ -24,7 +24,7 @@ let key: string;
 let projectId: string;
 /** Every instance a test started, stopped in afterAll whatever happened. */
 const instances: ServiceProcess[] = [];
-const { call, internalErrors } = tenantCalls(() => key);
+const { call, internalErrors, wholeFeed } = tenantCalls(() => key);
 
 beforeAll(async () => {
   cluster = await GaleraCluster.start();
@@ -56,19 +56,6 @@ async function stop(instance: ServiceProcess | undefined): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-}
-
-/** The whole feed, page after page, through one instance. */
-async function wholeFeed(base: string): Promise<Event[]> {
-  const events: Event[] = [];
-  let cursor = '';
-  for (;;) {
-    const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`))
-      .body as { data: Event[]; next_cursor: string; has_more: boolean };
-    events.push(...page.data);
-    cursor = page.next_cursor;
-    if (!page.has_more) return events;
-  }
 }
 
 /** The cursor after the last event the feed has now. */

@@ -2,6 +2,10 @@
  * A cluster test's requests as its one tenant, to whichever instance it names: each answer read
  * whole, and every 500 kept, for the test's afterEach to fail on (no request may produce one).
  */
+import type { components } from '../../generated/api';
+
+type Event = components['schemas']['Event'];
+
 export interface Answer<T = any> {
   status: number;
   headers: Headers;
@@ -36,7 +40,19 @@ export function tenantCalls(key: () => string, defaultHeaders: Record<string, st
       body: text ? JSON.parse(text) : undefined,
     };
   }
-  return { call, internalErrors };
+  /** The tenant's whole feed, page after page, through one instance. */
+  async function wholeFeed(base: string): Promise<Event[]> {
+    const events: Event[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = (await call(base, 'GET', `/v1/events?limit=200${cursor && `&cursor=${cursor}`}`))
+        .body as { data: Event[]; next_cursor: string; has_more: boolean };
+      events.push(...page.data);
+      cursor = page.next_cursor;
+      if (!page.has_more) return events;
+    }
+  }
+  return { call, internalErrors, wholeFeed };
 }
 
 /** How many of each status, in order of status: `{ 201: 810, 503: 2 }`. */
