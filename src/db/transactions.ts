@@ -113,10 +113,10 @@ export interface TransactionOptions {
  * Conflicts requests' transactions met, per database: what a Galera cluster's contention costs
  * the clients (each one ran again), apart from the background work's own races.
  */
-const requestConflictCounts = new WeakMap<Knex, { count: number }>();
+const requestConflictCounts = new WeakMap<Knex, number>();
 
 /** How many times a request's transaction on this database was aborted for a conflict. */
-export const requestConflicts = (knex: Knex): number => requestConflictCounts.get(knex)?.count ?? 0;
+export const requestConflicts = (knex: Knex): number => requestConflictCounts.get(knex) ?? 0;
 
 /** Runs `work` in a transaction of its own for the request `requestId`, again after a conflict. */
 export async function inTransaction<T>(
@@ -144,15 +144,12 @@ export async function inTransaction<T>(
       const error = await begun.rollBack(thrown);
       // A repository's statement answers an outage as DatabaseUnavailableError, the driver's error its cause.
       const cause = error instanceof DatabaseUnavailableError ? error.cause : error;
-      if (options.forRequest && isWriteConflict(error)) {
-        const counted = requestConflictCounts.get(knex);
-        if (counted) counted.count++;
-        else requestConflictCounts.set(knex, { count: 1 });
-      }
+      const conflict = isWriteConflict(error);
+      if (conflict && options.forRequest)
+        requestConflictCounts.set(knex, requestConflicts(knex) + 1);
       const lostBeforeCommit =
         !committing && isConnectionLost(cause) && ++lostConnections < lostConnectionTries;
-      if (!(isWriteConflict(error) || lostBeforeCommit) || attempt >= conflictTries)
-        throw unavailableOr(error);
+      if (!(conflict || lostBeforeCommit) || attempt >= conflictTries) throw unavailableOr(error);
     } finally {
       await begun.release();
     }

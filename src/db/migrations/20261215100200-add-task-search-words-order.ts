@@ -3,10 +3,9 @@ import type { Knex } from 'knex';
 // A search by words alone (TaskFilter `text`) in created_at order picks its page in
 // task_search_words itself (src/db/tasks-repository.ts wordsPage): the full-text index finds the
 // rows with the words, and each row then holds its task's tenant and created_at, so the tasks
-// are not read one by one to be sorted (at a million tasks, a word in 1,000 of them: 13 ms a
-// page before, 7 after). Copies of the task's, which never change. The table is new in the same
-// version (20261215090000), and no instance writes it without them; the fill is for the tasks
-// that exist, a batch at a time as fillTaskTenants does.
+// are not read one by one to be sorted (BENCHMARKS.md). Copies of the task's, which never
+// change. The table is new in the same version (20261215090000), and no instance writes it
+// without them; the fill is for the tasks that exist, a batch at a time as fillTaskTenants does.
 const batch = 1000;
 
 export async function up(knex: Knex): Promise<void> {
