@@ -13,11 +13,15 @@
  * move: the median round's outside V8's collector and compilers, plus theirs over all rounds.
  *
  * BENCH_PLANNING_FILTER_EVENTS (1000 per round), BENCH_PLANNING_FILTER_WARMUP (3 rounds of each
- * before measuring, on either service), BENCH_PLANNING_FILTER_ROUNDS (9 of each, timed),
- * BENCH_PLANNING_COUNTED_ROUNDS (5 of each under callgrind; 0 leaves callgrind out). Under
+ * before the timed ones), BENCH_PLANNING_FILTER_ROUNDS (9 of each, timed),
+ * BENCH_PLANNING_COUNTED_WARMUP (6 rounds of each before the counted ones),
+ * BENCH_PLANNING_COUNTED_ROUNDS (9 of each under callgrind; 0 leaves callgrind out),
+ * BENCH_PLANNING_COUNTED_IDLE_SECONDS (30: the service counted idle, taken off the rounds). Under
  * callgrind one warm-up round was not enough: V8 was still compiling (half the instructions
- * counted) and the rest of a round fell from 616 k to 430 k a delivery over the next three; eight
- * did no better than three.
+ * counted) and the rest of a round fell from 616 k to 430 k a delivery over the next three. After
+ * three, a filter's side still fell for five more (510 k to 440 k: its parse and predicates
+ * were still being optimised) while the side without one had settled, and 5 counted rounds moved
+ * its median by 20 k either way.
  */
 import type { Knex } from 'knex';
 import { v7 as uuidv7 } from 'uuid';
@@ -43,8 +47,12 @@ const settings = {
   events: Number(process.env.BENCH_PLANNING_FILTER_EVENTS ?? 1000),
   warmup: Number(process.env.BENCH_PLANNING_FILTER_WARMUP ?? 3),
   rounds: Number(process.env.BENCH_PLANNING_FILTER_ROUNDS ?? 9),
-  countedRounds: Number(process.env.BENCH_PLANNING_COUNTED_ROUNDS ?? 5),
+  countedWarmup: Number(process.env.BENCH_PLANNING_COUNTED_WARMUP ?? 6),
+  countedRounds: Number(process.env.BENCH_PLANNING_COUNTED_ROUNDS ?? 9),
+  countedIdleSeconds: Number(process.env.BENCH_PLANNING_COUNTED_IDLE_SECONDS ?? 30),
 };
+/** The service's instructions a second idle under callgrind, counted before the rounds. */
+let idlePerSecond = 0;
 const ratioTarget = 1.05;
 
 /**
@@ -197,12 +205,25 @@ export async function benchFilterCpu(mysqlUrl: string, receiver: Receiver): Prom
 
       const counted: Instructions[][] = sides.map(() => []);
       if (settings.countedRounds > 0) {
-        const { server, count } = await startCountedServer(serviceArguments(), env);
+        // Valgrind runs one thread at a time, so a function V8 optimises in the background ran
+        // unoptimised for rounds longer than it does beside a free core: a filter's side was
+        // still falling in its ninth counted round. Optimised at once, each side is as it settles.
+        const { server, count } = await startCountedServer(
+          ['--no-concurrent-recompilation', ...serviceArguments()],
+          env,
+        );
         servers.push(server);
         // Under valgrind a delivery takes some fifty times as long, and more on a busy machine.
-        await inTurns(settings.warmup, sides.length, (i) => roundOf(i, 600_000));
+        await inTurns(settings.countedWarmup, sides.length, (i) => roundOf(i, 600_000));
+        // What the service runs by the clock (its polls) is taken off each round for as long as
+        // it lasted: idle, it ran 6.9 M instructions a second at valgrind's pace, so a round of
+        // 15 to 20 s held 100 to 140 k of it a delivery, more in a longer round, filter or not.
+        await sleep(2000);
+        const idle = await count(() => sleep(settings.countedIdleSeconds * 1000));
+        idlePerSecond = idle.running / idle.seconds;
         await inTurns(settings.countedRounds, sides.length, async (i) => {
-          counted[i].push(await count(() => roundOf(i, 600_000)));
+          const round = await count(() => roundOf(i, 600_000));
+          counted[i].push({ ...round, running: round.running - idlePerSecond * round.seconds });
         });
       }
       report(sides, cpuUs, counted);
@@ -223,13 +244,14 @@ function perDelivery(rounds: Instructions[]): number {
 }
 
 function report(sides: Side[], cpuUs: number[][], counted: Instructions[][]): void {
+  const k = (n: number) => `${fmt(n / 1000)} k`;
   console.log(
     `\n### A webhook endpoint's filter of 10 conditions: the service's work per delivery\n\n` +
       `One tenant for each filter, with one endpoint for \`task.updated\` on the loopback receiver; every event passes every filter. ` +
       `A round writes ${settings.events.toLocaleString('en')} copies of real events into the events table and lasts until the receiver has them all (numbering, planning, where the filter is read, and delivery); ` +
-      `the tenants take turns (each round starting one further on) after ${settings.warmup} warm-up rounds each. ` +
+      `the tenants take turns (each round starting one further on) after warm-up rounds of each (${settings.warmup} timed, ${settings.countedWarmup} under callgrind). ` +
       (counted[0].length > 0
-        ? `Instructions counted by valgrind's callgrind (${counted[0].length} rounds each): the median round's outside V8's collector and compilers, plus theirs over all rounds. `
+        ? `Instructions counted by valgrind's callgrind (${counted[0].length} rounds each): the median round's outside V8's collector and compilers, less what the service runs idle in as long (${k(idlePerSecond)} a second, counted for ${settings.countedIdleSeconds} s before the rounds), plus the collector's and compilers' over all rounds. `
         : '') +
       `CPU time: the median of ${cpuUs[0].length} rounds each.\n`,
   );
@@ -238,7 +260,6 @@ function report(sides: Side[], cpuUs: number[][], counted: Instructions[][]): vo
   // the whole, as a major collection falls in one round or another.
   const rest = counted.map((rounds) => median(rounds.map((c) => c.running)) / settings.events);
   const cpu = cpuUs.map(median);
-  const k = (n: number) => `${fmt(n / 1000)} k`;
   const ratio = (values: number[], i: number) =>
     i === 0 ? '' : `${fmt(values[i] / values[0], 3)} ${mark(values[i] / values[0] <= ratioTarget)}`;
   console.log(
