@@ -44,7 +44,7 @@ const previousKey = ',"previous":';
  * filter's cost, and the task after the change alone often settles it.
  */
 export class TaskEvent {
-  /** Where `previous` starts in the data: -1 when it has none, -2 when the data is not as stored. */
+  /** Where `previous` starts in the data, -1 when it has none: looked for once. */
   private previousAt?: number;
   private parsedObject?: Task;
   /** null: the event has no `previous`. */
@@ -73,10 +73,8 @@ export class TaskEvent {
    */
   private parse(previous: boolean): void {
     const { data } = this;
-    const at = (this.previousAt ??= data.startsWith(objectKey)
-      ? data.lastIndexOf(previousKey)
-      : -2);
-    if (at !== -2) {
+    if (data.startsWith(objectKey)) {
+      const at = (this.previousAt ??= data.lastIndexOf(previousKey));
       try {
         if (!previous)
           this.parsedObject = JSON.parse(data.slice(objectKey.length, at === -1 ? -1 : at)) as Task;

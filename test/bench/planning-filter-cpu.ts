@@ -51,8 +51,7 @@ const settings = {
   countedRounds: Number(process.env.BENCH_PLANNING_COUNTED_ROUNDS ?? 9),
   countedIdleSeconds: Number(process.env.BENCH_PLANNING_COUNTED_IDLE_SECONDS ?? 30),
 };
-/** The service's instructions a second idle under callgrind, counted before the rounds. */
-let idlePerSecond = 0;
+
 const ratioTarget = 1.05;
 
 /**
@@ -204,6 +203,8 @@ export async function benchFilterCpu(mysqlUrl: string, receiver: Receiver): Prom
       servers.splice(0);
 
       const counted: Instructions[][] = sides.map(() => []);
+      // The service's instructions a second idle under callgrind, counted before the rounds.
+      let idlePerSecond = 0;
       if (settings.countedRounds > 0) {
         // Valgrind runs one thread at a time, so a function V8 optimises in the background ran
         // unoptimised for rounds longer than it does beside a free core: a filter's side was
@@ -226,7 +227,7 @@ export async function benchFilterCpu(mysqlUrl: string, receiver: Receiver): Prom
           counted[i].push({ ...round, running: round.running - idlePerSecond * round.seconds });
         });
       }
-      report(sides, cpuUs, counted);
+      report(sides, cpuUs, counted, idlePerSecond);
     });
   } finally {
     for (const server of servers) await server.stop();
@@ -243,7 +244,12 @@ function perDelivery(rounds: Instructions[]): number {
   );
 }
 
-function report(sides: Side[], cpuUs: number[][], counted: Instructions[][]): void {
+function report(
+  sides: Side[],
+  cpuUs: number[][],
+  counted: Instructions[][],
+  idlePerSecond: number,
+): void {
   const k = (n: number) => `${fmt(n / 1000)} k`;
   console.log(
     `\n### A webhook endpoint's filter of 10 conditions: the service's work per delivery\n\n` +
