@@ -8,10 +8,11 @@
  *
  * Cheap, as it runs for each event and endpoint (issue 46: under 5 % of a delivery's work): a
  * subscription is made once from the stored JSON, its filter compiled then into a predicate;
- * an event's data is parsed once for all of a tenant's endpoints, each of its tasks read once
- * for all of their predicates (its words, the cost of `text`, worked out at most once an
- * event), and the task before the change looked at only when the change touched a field the
- * filter reads. `text` is asked last, as the parts that need no words often settle it first.
+ * an event's task is read once for all of a tenant's endpoints, for just the fields their
+ * filters read (stored-task.ts), and once for all of their predicates (its words, the cost of
+ * `text`, worked out at most once an event), and the task before the change looked at only
+ * when the change touched a field the filter reads. `text` is asked last, as the parts that
+ * need no words often settle it first.
  */
 import type { components } from '../../generated/api';
 import {
@@ -20,19 +21,22 @@ import {
   type TaskFilter,
   type TaskPredicate,
 } from '../db/task-filter';
+import { taskReaderOf, type TaskReader } from './stored-task';
 
 type Task = components['schemas']['Task'];
 type EventType = components['schemas']['EventType'];
 
 /** An endpoint's subscription, made once from its stored columns and kept for later chunks. */
 export interface Subscription {
+  /** The Task fields its filter reads (none without a filter). */
+  readonly reads: ReadonlySet<string>;
   wants(event: TaskEvent): boolean;
 }
 
 /**
- * How a task event's data is stored (event-log.ts): `JSON.stringify({ object, previous })`, so it
- * starts with the task, and `,"previous":` is its top-level key (a quote after a comma is never
- * inside a string, where a quote is escaped, and no Task field is named `previous`).
+ * How a task event's data is stored (event-log.ts): `JSON.stringify({ object, previous })`, so
+ * `,"previous":` is its last top-level key (a quote after a comma is never inside a string, where
+ * a quote is escaped, and no Task field is named `previous`).
  */
 const objectKey = '{"object":';
 const previousKey = ',"previous":';
@@ -40,57 +44,48 @@ const previousKey = ',"previous":';
 /**
  * A task event as a subscription reads it; each part worked out once, when first asked for. A
  * class, not closures: one is made for every event, and a closure made afresh is slower to call.
- * The task and what changed are parsed apart, each when first asked for: the parse is most of a
- * filter's cost, and the task after the change alone often settles it.
+ * The task is read for the fields the tenant's filters ask of it (stored-task.ts), what changed
+ * cut from the data and parsed alone: a whole parse was most of a filter's cost, and the task
+ * after the change alone often settles it. Data not stored as this service writes it is parsed
+ * whole.
  */
 export class TaskEvent {
-  /** Where `previous` starts in the data, -1 when it has none: looked for once. */
-  private previousAt?: number;
-  private parsedObject?: Task;
+  private readTask?: Task;
   /** null: the event has no `previous`. */
-  private parsedPrevious?: Partial<Task> | null;
+  private readPrevious?: Partial<Task> | null;
+  private whole?: { object: Task; previous?: Partial<Task> };
   private object?: TaskReading;
   private previousTask?: TaskReading;
 
   constructor(
     private readonly type: EventType,
     private readonly data: string,
+    private readonly readTaskOf: TaskReader | undefined,
   ) {}
 
   private taskAfter(): Task {
-    if (this.parsedObject === undefined) this.parse(false);
-    return this.parsedObject!;
+    return (this.readTask ??= this.readTaskOf?.(this.data) ?? this.parseWhole().object);
   }
 
   private changed(): Partial<Task> | null {
-    if (this.parsedPrevious === undefined) this.parse(true);
-    return this.parsedPrevious!;
+    return (this.readPrevious ??= this.previousAlone() ?? this.parseWhole().previous ?? null);
   }
 
-  /**
-   * Parses the task, or what changed, alone, cut where the data stores it; data stored otherwise
-   * (spaces, another order: not as this service writes it) is parsed whole.
-   */
-  private parse(previous: boolean): void {
+  /** What changed, cut from data stored as this service writes it (null: nothing stored). */
+  private previousAlone(): Partial<Task> | null | undefined {
     const { data } = this;
-    if (data.startsWith(objectKey)) {
-      const at = (this.previousAt ??= data.lastIndexOf(previousKey));
-      try {
-        if (!previous)
-          this.parsedObject = JSON.parse(data.slice(objectKey.length, at === -1 ? -1 : at)) as Task;
-        else
-          this.parsedPrevious =
-            at === -1
-              ? null
-              : (JSON.parse(data.slice(at + previousKey.length, -1)) as Partial<Task>);
-        return;
-      } catch {
-        // Not cut where this service's data is: read whole below.
-      }
+    if (!data.startsWith(objectKey)) return undefined;
+    const at = data.lastIndexOf(previousKey);
+    if (at === -1) return null;
+    try {
+      return JSON.parse(data.slice(at + previousKey.length, -1)) as Partial<Task>;
+    } catch {
+      return undefined;
     }
-    const whole = JSON.parse(data) as { object: Task; previous?: Partial<Task> };
-    this.parsedObject = whole.object;
-    this.parsedPrevious = whole.previous ?? null;
+  }
+
+  private parseWhole(): { object: Task; previous?: Partial<Task> } {
+    return (this.whole ??= JSON.parse(this.data) as { object: Task; previous?: Partial<Task> });
   }
 
   /**
@@ -121,9 +116,23 @@ export class TaskEvent {
   }
 }
 
-/** The task event of an event row (its type and stored `data`), or undefined for a project's. */
-export function taskEventOf(type: EventType, data: string): TaskEvent | undefined {
-  return type.startsWith('task.') ? new TaskEvent(type, data) : undefined;
+/** Readers made, by the fields they read: at most one for each set of a Task's fields. */
+const readers = new Map<string, TaskReader | undefined>();
+
+/**
+ * The task events of an event row (its type and stored `data`) for a tenant's subscriptions:
+ * each task read for the fields any of their filters asks; undefined for a project's.
+ */
+export function taskEventsFor(
+  subscriptions: ReadonlyArray<Subscription | undefined>,
+): (type: EventType, data: string) => TaskEvent | undefined {
+  const asked = new Set<string>();
+  for (const subscription of subscriptions)
+    for (const field of subscription?.reads ?? []) asked.add(field);
+  const key = [...asked].sort().join();
+  if (!readers.has(key)) readers.set(key, taskReaderOf(asked));
+  const reader = readers.get(key);
+  return (type, data) => (type.startsWith('task.') ? new TaskEvent(type, data, reader) : undefined);
 }
 
 /** Subscriptions made, by their stored columns: endpoints with the same columns share one. */
@@ -154,16 +163,18 @@ export function subscriptionOf(
 }
 
 function subscribe(filter: TaskFilter | undefined, fields: string[] | undefined): Subscription {
-  const read = filter && [...fieldsRead(filter)];
+  const reads = filter === undefined ? new Set<string>() : fieldsRead(filter);
+  const readList = [...reads];
   const matches: TaskPredicate | undefined = filter && compileTaskFilter(filter);
   return {
+    reads,
     wants(event) {
       if (fields !== undefined && event.touched(fields) === false) return false;
       if (matches === undefined) return true;
       const after = event.after();
       if (after !== undefined && matches(after)) return true;
       // An update that changed nothing the filter reads leaves its answer as it was.
-      if (event.touched(read!) === false) return false;
+      if (event.touched(readList) === false) return false;
       const before = event.before();
       return before !== undefined && matches(before);
     },

@@ -15,7 +15,7 @@ import { inTransaction } from '../db/transactions';
 import { toClaimed, type ClaimRow, type ClaimedDelivery } from './delivery-queue-repository';
 import { plannedAttempt } from './webhook-deliveries-repository';
 import { eventTypesOf } from './webhook-endpoints-repository';
-import { subscriptionOf, taskEventOf } from './subscriptions';
+import { subscriptionOf, taskEventsFor } from './subscriptions';
 
 type EventType = components['schemas']['EventType'];
 
@@ -115,6 +115,7 @@ export function webhookPlanningRepository(knex: Knex) {
           // it as without (500 events' data is a few megabytes at most): at 200, a subscription
           // cost its tenant two and a half times the planning transactions.
           const subscribed = selecting.some((one) => one.subscription !== undefined);
+          const taskEventOf = subscribed && taskEventsFor(selecting.map((one) => one.subscription));
           const upTo =
             endpoints.length === 0
               ? last
@@ -148,8 +149,8 @@ export function webhookPlanningRepository(knex: Knex) {
           const unclaimed = new Set<string>();
           const leaseUntil = claiming && Date.now() + claiming.leaseMs;
           for (const event of events) {
-            // Read (parsed) only when a subscription first asks, once for all of them.
-            const taskEvent = subscribed ? taskEventOf(event.type, event.data!) : undefined;
+            // Read only when a subscription first asks, once for all of them.
+            const taskEvent = taskEventOf && taskEventOf(event.type, event.data!);
             for (const one of selecting) {
               if (one.types !== null && !one.types.includes(event.type)) continue;
               if (taskEvent && one.subscription && !one.subscription.wants(taskEvent)) continue;
