@@ -12,7 +12,7 @@
 import type { components } from '../../../generated/api';
 import { labelFold, priorityRank } from '../task-planning';
 import type { TaskFilter } from './shape';
-import { foldedWords, TaskTextWords } from './words';
+import { foldedWords, TaskTextWords, textWord } from './words';
 
 type Task = components['schemas']['Task'];
 
@@ -144,7 +144,7 @@ export function compileTaskFilter(filter: TaskFilter): TaskPredicate {
   } else if ('updated_at' in filter) {
     parts.push(inMoments((task) => task.updated_at, filter.updated_at));
   } else if ('text' in filter) {
-    const words = [...foldedWords(filter.text)];
+    const words = [...foldedWords(filter.text)].map(textWord);
     parts.push((task) => {
       const text = task.textWords();
       return words.every((word) => text.has(word));

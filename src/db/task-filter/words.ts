@@ -4,7 +4,7 @@
  * One rule for every evaluator, so that the databases' indexes and the in-memory evaluator agree.
  */
 import { createHash } from 'node:crypto';
-import { asciiOnly, labelFold } from '../task-planning';
+import { labelFold } from '../task-planning';
 
 /** A filter's words are at least this many characters long (code points, normalised to NFC). */
 export const minWordLength = 3;
@@ -29,41 +29,68 @@ export const taskWords = (title: string, description: string | null): Set<string
   foldedWords(taskText(title, description));
 
 const asciiFold = /^[a-z0-9]+$/;
-/** Whether a character code of lower-case ASCII text is of a word: a-z, 0-9. */
-const inAsciiWord = (code: number) => (code >= 97 && code <= 122) || (code >= 48 && code <= 57);
+
+/**
+ * A filter's word as TaskTextWords looks for it: its fold, and a regular expression finding in
+ * ASCII text either the fold as a whole word, in any case, or the first character that is not
+ * ASCII (where the text's words need Unicode's rules). A fold that is not ASCII letters and
+ * digits is no ASCII word's: for it the expression finds that character alone.
+ */
+export interface TextWord {
+  fold: string;
+  pattern: RegExp;
+}
+
+export function textWord(fold: string): TextWord {
+  const word = asciiFold.test(fold)
+    ? [...fold].map((c) => (c >= 'a' ? `[${c}${c.toUpperCase()}]` : c)).join('')
+    : undefined;
+  // An ASCII word's fold is its lower case; a letter, a digit or any character not ASCII (a
+  // combining mark) beside it makes it part of another word.
+  return {
+    fold,
+    pattern: new RegExp(
+      word === undefined
+        ? '[^\\x00-\\x7f]'
+        : `[^\\x00-\\x7f]|(?<![A-Za-z0-9])${word}(?![A-Za-z0-9\\x80-\\uffff])`,
+    ),
+  };
+}
 
 /**
  * The words of a task's title and description as a filter's `text` asks of them: whether a fold
  * is among them. Asked of every event an endpoint with `text` is sent, where splitting the text
  * into a set of folds was most of a filter's cost (a Unicode regular expression, a string and a
  * fold for each word). Most text is ASCII, whose words are the runs of letters and digits and
- * whose folds are its lower case: there a fold is looked for in the lower-cased text, between
- * characters of no word, and the set is made only for other text. Both give taskWords' answer.
+ * whose folds are its lower case: there one search of each part settles it, and the set is made
+ * only when a search meets a character that is not ASCII. Both give taskWords' answer.
  */
 export class TaskTextWords {
-  private readonly text: string;
-  private lowered?: string;
+  private unicode = false;
   private folds?: Set<string>;
 
-  constructor(title: string, description: string | null) {
-    this.text = taskText(title, description);
-    if (asciiOnly.test(this.text)) this.lowered = this.text.toLowerCase();
+  constructor(
+    private readonly title: string,
+    private readonly description: string | null,
+  ) {}
+
+  has(word: TextWord): boolean {
+    if (!this.unicode) {
+      const found =
+        this.found(word.pattern, this.title) ?? this.found(word.pattern, this.description);
+      if (found !== undefined) return found;
+      if (!this.unicode) return false;
+    }
+    return (this.folds ??= taskWords(this.title, this.description)).has(word.fold);
   }
 
-  has(fold: string): boolean {
-    const lowered = this.lowered;
-    if (lowered === undefined) return (this.folds ??= foldedWords(this.text)).has(fold);
-    // An ASCII word's fold is ASCII letters and digits: no other fold can be one of them.
-    if (!asciiFold.test(fold)) return false;
-    for (let at = lowered.indexOf(fold); at !== -1; at = lowered.indexOf(fold, at + 1)) {
-      const end = at + fold.length;
-      if (
-        (at === 0 || !inAsciiWord(lowered.charCodeAt(at - 1))) &&
-        (end === lowered.length || !inAsciiWord(lowered.charCodeAt(end)))
-      )
-        return true;
-    }
-    return false;
+  /** true: the word is there; undefined: not there, or the text is not all ASCII. */
+  private found(pattern: RegExp, text: string | null): true | undefined {
+    const match = text === null ? null : pattern.exec(text);
+    if (match === null) return undefined;
+    if (match[0].charCodeAt(0) < 0x80) return true;
+    this.unicode = true;
+    return undefined;
   }
 }
 
