@@ -16,6 +16,20 @@ import { foldedWords, TaskTextWords, textWord } from './words';
 
 type Task = components['schemas']['Task'];
 
+/** Label folds by label (labels repeat from task to task); past this many it starts again. */
+const folds = new Map<string, string>();
+const mostFolds = 10_000;
+
+/** A label's fold, looked up: a look-up costs a fraction of a fold's test and lower case. */
+function foldOf(label: string): string {
+  let fold = folds.get(label);
+  if (fold === undefined) {
+    if (folds.size >= mostFolds) folds.clear();
+    folds.set(label, (fold = labelFold(label)));
+  }
+  return fold;
+}
+
 /**
  * A task as predicates read it, with its label folds and words worked out once, when first
  * asked for: the words are the cost of `text` (words.ts), and a task is read by every
@@ -32,7 +46,7 @@ export class TaskReading {
    * than its look-ups saved.
    */
   labelFolds(): readonly string[] {
-    return (this.folds ??= this.task.labels.map(labelFold));
+    return (this.folds ??= this.task.labels.map(foldOf));
   }
 
   textWords(): TaskTextWords {
