@@ -197,7 +197,8 @@ describe('a bulk update of 300 tasks through node 1 beside changes of the same t
           { 'X-Request-Id': `bulk-held-${attempt}` },
         );
         // InnoDB refreshes what information_schema.innodb_trx shows only when it was last read
-        // over 100 ms before (MariaDB 10.11.19): read every 50 ms, it never showed the wait.
+        // over 100 ms before: read every 50 ms (quick polls, as on MariaDB 10.11.19 here), it
+        // never showed the wait.
         reachedLock = await eventually(waiting, 10_000, 250);
         if (reachedLock) {
           patch = await call<Task>(
