@@ -267,16 +267,17 @@ export class DeliverySlots {
    */
   private nextAttempt(share: number): Started | undefined {
     for (const [tenantId, tenant] of this.tenants) {
-      if (tenant.inFlight >= Math.min(share, tenant.window) || tenant.queued === 0) continue;
+      if (tenant.queued === 0) continue;
+      const limit = Math.min(share, tenant.window);
+      // One endpoint holds at most all but one of its tenant's slots, so that the tenant's other
+      // endpoints are not held up behind its hanging receiver.
+      const perEndpoint = tenant.endpoints.size > 1 ? Math.max(1, limit - 1) : limit;
+      if (tenant.inFlight >= limit && this.heldWithin(tenant, perEndpoint) >= limit) continue;
       for (const endpointId of tenant.endpoints) {
         const endpoint = this.leased.get(endpointId)!;
-        if (endpoint.queue.length === 0 || endpoint.inFlight >= maxInFlightPerEndpoint) continue;
-        // One endpoint holds at most all but one of its tenant's slots, so that the tenant's other
-        // endpoints are not held up behind its hanging receiver.
         if (
-          endpoint.inFlight > 0 &&
-          endpoint.inFlight >= tenant.window - 1 &&
-          tenant.endpoints.size > 1
+          endpoint.queue.length === 0 ||
+          endpoint.inFlight >= Math.min(maxInFlightPerEndpoint, perEndpoint)
         )
           continue;
         if (this.now() - endpoint.renewedAt > this.limits.endpointLeaseMs) {
@@ -298,6 +299,18 @@ export class DeliverySlots {
       }
     }
     return undefined;
+  }
+
+  /**
+   * The tenant's slots held, counting no endpoint above `perEndpoint`: what a hanging endpoint took
+   * beyond it (while the tenant's other endpoints had nothing waiting, or before the tenant's slots
+   * halved) is not for the others to wait out.
+   */
+  private heldWithin(tenant: Tenant, perEndpoint: number): number {
+    let held = 0;
+    for (const endpointId of tenant.endpoints)
+      held += Math.min(this.leased.get(endpointId)!.inFlight, perEndpoint);
+    return held;
   }
 
   private tenantOf(tenantId: string): Tenant {

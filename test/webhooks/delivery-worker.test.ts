@@ -249,6 +249,37 @@ it("adds a slot for each attempt that ends before the timeout and halves a tenan
   expect(sender.open()).toHaveLength(2);
 });
 
+it("starts a tenant's other endpoints at once while its hanging endpoint's attempts are cut off and its slots halve", async () => {
+  const queue = new FakeQueue();
+  queue.endpoint('t1', 'hangs');
+  queue.endpoint('t1', 'prompt');
+  queue.plan('hangs', 30);
+  const sender = new FakeSender((request) =>
+    request.endpointId === 'prompt' ? { status: 204 } : undefined,
+  );
+  start(queue, sender, { maxInFlight: 16, timeoutMs: 1000, firstSlotsPerTenant: undefined });
+  // A change every 150 ms for 2.25 s: prompt's answers grow the tenant's slots, which hangs takes
+  // whole while prompt has nothing waiting, until its attempts are cut off at 1 s and the slots
+  // halve below what it holds. Either way it holds what prompt's next attempt would wait for.
+  let halved = false;
+  for (let change = 0; change < 15; change++) {
+    queue.plan('prompt', 1);
+    worker!.poke();
+    for (let ms = 0; ms < 150; ms++) {
+      for (const request of sender.open('hangs'))
+        if (Date.now() - request.at >= 1000) {
+          request.answer({ error: 'timeout' });
+          halved = true;
+        }
+      await pass(1);
+    }
+    // Each change reached prompt within its 150 ms, however many slots hangs held.
+    expect([change, countAnswered(sender, 'prompt')]).toEqual([change, change + 1]);
+  }
+  expect(halved).toBe(true);
+  expect(sender.maxOpenByEndpoint.get('hangs')).toBeLessThanOrEqual(10);
+});
+
 it('writes a failed attempt with its retry, and makes the retry when it comes due', async () => {
   const queue = new FakeQueue();
   queue.endpoint('t1', 'a');
