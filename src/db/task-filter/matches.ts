@@ -10,7 +10,7 @@
  * a condition first asks, however many conditions and predicates ask (TaskReading).
  */
 import type { components } from '../../../generated/api';
-import { labelFold, priorityRank } from '../task-planning';
+import { labelFold, priorities, priorityRank } from '../task-planning';
 import type { TaskFilter } from './shape';
 import { foldedWords, TaskTextWords, textWord } from './words';
 
@@ -57,120 +57,125 @@ export class TaskReading {
 /** Whether the task matches: a compiled TaskFilter. */
 export type TaskPredicate = (task: TaskReading) => boolean;
 
-const always: TaskPredicate = () => true;
-
-/** All of the parts hold; loops rather than `every`, as a predicate runs for each event. */
-function allOf(parts: TaskPredicate[]): TaskPredicate {
-  if (parts.length === 0) return always;
-  if (parts.length === 1) return parts[0];
-  return (task) => {
-    for (const part of parts) if (!part(task)) return false;
-    return true;
-  };
-}
-
-function anyOf(parts: TaskPredicate[]): TaskPredicate {
-  return (task) => {
-    for (const part of parts) if (part(task)) return true;
+/** The functions a compiled predicate calls, by the names its source gives them. */
+const helpers = {
+  hasAny(folds: readonly string[], wanted: readonly string[]): boolean {
+    for (const fold of wanted) if (folds.includes(fold)) return true;
     return false;
-  };
-}
-
-/** Timestamps of one shape (milliseconds and Z) compare as strings. */
-function inMoments(
-  at: (task: Task) => string,
-  { lt, gte }: { lt?: string; gte?: string },
-): TaskPredicate {
-  const parts: TaskPredicate[] = [];
-  if (lt !== undefined) parts.push(({ task }) => at(task) < lt);
-  if (gte !== undefined) parts.push(({ task }) => at(task) >= gte);
-  return allOf(parts);
-}
+  },
+  hasAll(folds: readonly string[], wanted: readonly string[]): boolean {
+    for (const fold of wanted) if (!folds.includes(fold)) return false;
+    return true;
+  },
+};
 
 /**
- * The filter as a predicate. The filter must have passed checkTaskFilter; the task is as the
- * newest version answers it (labels in any case, timestamps as ISO strings with milliseconds
- * and Z). The parts of `all` and `any` are asked in the filter's order.
+ * The filter as a predicate: one function made for it, whose source is the filter's conditions
+ * joined by `&&`, `||` and `!`, so V8 compiles them as one body. A tree of closures, one for each
+ * condition, cost twice as much: their calls, all through one call site, could not be inlined.
+ * What the filter holds never enters the source: each value is a constant passed in and named by
+ * its place (`c0`, `c1`…); the source is this module's templates and field names alone.
+ *
+ * The filter must have passed checkTaskFilter; the task is as the newest version answers it
+ * (labels in any case, timestamps as ISO strings with milliseconds and Z). The parts of `all`
+ * and `any` are asked in the filter's order.
  */
 export function compileTaskFilter(filter: TaskFilter): TaskPredicate {
-  if ('all' in filter) return allOf(filter.all.map(compileTaskFilter));
-  if ('any' in filter) return anyOf(filter.any.map(compileTaskFilter));
-  if ('not' in filter) {
-    const inner = compileTaskFilter(filter.not);
-    return (task) => !inner(task);
-  }
-  const parts: TaskPredicate[] = [];
-  if ('project_id' in filter) {
-    const among = filter.project_id.in;
-    if (among !== undefined) parts.push(({ task }) => among.includes(task.project_id));
-  } else if ('status' in filter) {
-    const among = filter.status.in;
-    if (among !== undefined) parts.push(({ task }) => among.includes(task.status));
-  } else if ('priority' in filter) {
-    const { in: among, gte, lte } = filter.priority;
-    if (among !== undefined) parts.push(({ task }) => among.includes(task.priority));
-    if (gte !== undefined) {
-      const least = priorityRank(gte);
-      parts.push(({ task }) => priorityRank(task.priority) >= least);
-    }
-    if (lte !== undefined) {
-      const most = priorityRank(lte);
-      parts.push(({ task }) => priorityRank(task.priority) <= most);
-    }
+  const constants: unknown[] = [];
+  const constant = (value: unknown) => `c${constants.push(value) - 1}`;
+  const body = sourceOf(filter, constant);
+  const names = constants.map((_, i) => `c${i}`).join(', ');
+  const make = new Function(
+    'constants',
+    'helpers',
+    `const [${names}] = constants; const { hasAny, hasAll } = helpers;
+     return (r) => { const t = r.task; return ${body}; };`,
+  ) as (constants: unknown[], given: typeof helpers) => TaskPredicate;
+  return make(constants, helpers);
+}
+
+/** Conditions joined, `empty` for none. */
+const joined = (parts: string[], operator: '&&' | '||', empty: string) =>
+  parts.length === 0 ? empty : `(${parts.join(` ${operator} `)})`;
+
+/** A filter's source: an expression over the task `t` and its reading `r`. */
+function sourceOf(filter: TaskFilter, constant: (value: unknown) => string): string {
+  if ('all' in filter)
+    return joined(
+      filter.all.map((part) => sourceOf(part, constant)),
+      '&&',
+      'true',
+    );
+  if ('any' in filter)
+    return joined(
+      filter.any.map((part) => sourceOf(part, constant)),
+      '||',
+      'false',
+    );
+  if ('not' in filter) return `!${sourceOf(filter.not, constant)}`;
+  const parts: string[] = [];
+  const among = (field: string, values: readonly unknown[] | undefined) => {
+    if (values !== undefined) parts.push(`${constant(values)}.includes(t.${field})`);
+  };
+  if ('project_id' in filter) among('project_id', filter.project_id.in);
+  else if ('status' in filter) among('status', filter.status.in);
+  else if ('priority' in filter) {
+    // Its operators as one list of the priorities they allow.
+    const { in: listed, gte, lte } = filter.priority;
+    const least = gte === undefined ? 0 : priorityRank(gte);
+    const most = lte === undefined ? priorities.length - 1 : priorityRank(lte);
+    if (listed !== undefined || gte !== undefined || lte !== undefined)
+      among(
+        'priority',
+        priorities.filter(
+          (priority, rank) =>
+            rank >= least && rank <= most && (listed === undefined || listed.includes(priority)),
+        ),
+      );
   } else if ('assignee' in filter) {
-    const { eq, in: among, is_null: isNull } = filter.assignee;
-    if (eq !== undefined) parts.push(({ task }) => task.assignee === eq);
-    if (among !== undefined)
-      parts.push(({ task }) => task.assignee !== null && among.includes(task.assignee));
-    if (isNull !== undefined) parts.push(({ task }) => (task.assignee === null) === isNull);
+    const { eq, in: listed, is_null: isNull } = filter.assignee;
+    if (eq !== undefined) parts.push(`t.assignee === ${constant(eq)}`);
+    if (listed !== undefined)
+      parts.push(`(t.assignee !== null && ${constant(listed)}.includes(t.assignee))`);
+    if (isNull !== undefined) parts.push(`t.assignee ${isNull ? '===' : '!=='} null`);
   } else if ('labels' in filter) {
     const { has, has_any: hasAny, has_all: hasAll, has_none: hasNone } = filter.labels;
-    const folds = (labels: string[]) => labels.map(labelFold);
-    if (has !== undefined) {
-      const fold = labelFold(has);
-      parts.push((task) => task.labelFolds().includes(fold));
-    }
-    if (hasAny !== undefined) {
-      const any = folds(hasAny);
-      parts.push((task) => any.some((fold) => task.labelFolds().includes(fold)));
-    }
-    if (hasAll !== undefined) {
-      const all = folds(hasAll);
-      parts.push((task) => all.every((fold) => task.labelFolds().includes(fold)));
-    }
-    if (hasNone !== undefined) {
-      const none = folds(hasNone);
-      parts.push((task) => !none.some((fold) => task.labelFolds().includes(fold)));
-    }
+    const folds = (labels: string[]) => constant(labels.map(labelFold));
+    if (has !== undefined) parts.push(`r.labelFolds().includes(${constant(labelFold(has))})`);
+    if (hasAny !== undefined) parts.push(`hasAny(r.labelFolds(), ${folds(hasAny)})`);
+    if (hasAll !== undefined) parts.push(`hasAll(r.labelFolds(), ${folds(hasAll)})`);
+    if (hasNone !== undefined) parts.push(`!hasAny(r.labelFolds(), ${folds(hasNone)})`);
   } else if ('due_on' in filter) {
     const { lt, lte, gt, gte, is_null: isNull } = filter.due_on;
     // A comparison never matches a task without a due date, even under `not`'s negation of it.
-    const compared = (bound: string | undefined, holds: (due: string) => boolean) => {
-      if (bound !== undefined) parts.push(({ task }) => task.due_on !== null && holds(task.due_on));
+    const compared = (operator: string, bound: string | undefined) => {
+      if (bound !== undefined)
+        parts.push(`(t.due_on !== null && t.due_on ${operator} ${constant(bound)})`);
     };
-    compared(lt, (day) => day < lt!);
-    compared(lte, (day) => day <= lte!);
-    compared(gt, (day) => day > gt!);
-    compared(gte, (day) => day >= gte!);
-    if (isNull !== undefined) parts.push(({ task }) => (task.due_on === null) === isNull);
-  } else if ('created_at' in filter) {
-    parts.push(inMoments((task) => task.created_at, filter.created_at));
-  } else if ('updated_at' in filter) {
-    parts.push(inMoments((task) => task.updated_at, filter.updated_at));
+    compared('<', lt);
+    compared('<=', lte);
+    compared('>', gt);
+    compared('>=', gte);
+    if (isNull !== undefined) parts.push(`t.due_on ${isNull ? '===' : '!=='} null`);
+  } else if ('created_at' in filter || 'updated_at' in filter) {
+    // Timestamps of one shape (milliseconds and Z) compare as strings.
+    const field = 'created_at' in filter ? 'created_at' : 'updated_at';
+    const { lt, gte } = 'created_at' in filter ? filter.created_at : filter.updated_at;
+    if (lt !== undefined) parts.push(`t.${field} < ${constant(lt)}`);
+    if (gte !== undefined) parts.push(`t.${field} >= ${constant(gte)}`);
   } else if ('text' in filter) {
-    const words = [...foldedWords(filter.text)].map(textWord);
-    parts.push((task) => {
-      const text = task.textWords();
-      return words.every((word) => text.has(word));
-    });
+    for (const fold of foldedWords(filter.text))
+      parts.push(`r.textWords().has(${constant(textWord(fold))})`);
   } else throw new Error('not a checked TaskFilter');
-  return allOf(parts);
+  return joined(parts, '&&', 'true');
 }
 
-/**
- * Whether the task matches the filter, asked once: a filter asked of many tasks is compiled
- * once (compileTaskFilter) and each task read once (TaskReading).
- */
+/** Predicates made by taskMatches, by filter: a filter asked of many tasks is compiled once. */
+const compiled = new WeakMap<TaskFilter, TaskPredicate>();
+
+/** Whether the task matches the filter (each filter compiled once, a task read once for all). */
 export function taskMatches(filter: TaskFilter, task: Task): boolean {
-  return compileTaskFilter(filter)(new TaskReading(task));
+  let predicate = compiled.get(filter);
+  if (predicate === undefined) compiled.set(filter, (predicate = compileTaskFilter(filter)));
+  return predicate(new TaskReading(task));
 }
