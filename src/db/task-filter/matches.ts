@@ -72,7 +72,8 @@ const helpers = {
 /**
  * The filter as a predicate: one function made for it, whose source is the filter's conditions
  * joined by `&&`, `||` and `!`, so V8 compiles them as one body. A tree of closures, one for each
- * condition, cost twice as much: their calls, all through one call site, could not be inlined.
+ * condition, cost a third more (the planning bench's ten conditions: 4.2 k instructions a task
+ * against 3.1 k): their calls, all through one call site, could not be inlined.
  * What the filter holds never enters the source: each value is a constant passed in and named by
  * its place (`c0`, `c1`…); the source is this module's templates and field names alone.
  *
