@@ -11,6 +11,7 @@
  */
 import net from 'node:net';
 import type { Agent, buildConnector, Dispatcher } from 'undici';
+import { keptBy } from '../kept-by';
 import type { HostResolver } from './dns-lookups';
 import { parseRetryAfter } from './retry-schedule';
 import { guardedConnector, TargetRefusedError } from './target-guard';
@@ -81,21 +82,14 @@ export function createWebhookClient(options: {
   resolver: HostResolver;
 }): WebhookClient {
   const { timeoutMs, resolver } = options;
-  const targets = new Map<string, Target>();
-  const targetOf = (url: string): Target => {
-    let target = targets.get(url);
-    if (target === undefined) {
-      if (targets.size >= targetsKept) targets.clear();
-      const parsed = new URL(url);
-      target = {
-        origin: parsed.origin,
-        path: parsed.pathname + parsed.search,
-        host: bare(parsed.hostname),
-      };
-      targets.set(url, target);
-    }
-    return target;
-  };
+  const targetOf = keptBy(targetsKept, (url: string): Target => {
+    const parsed = new URL(url);
+    return {
+      origin: parsed.origin,
+      path: parsed.pathname + parsed.search,
+      host: bare(parsed.hostname),
+    };
+  });
   /** Connections being made, by host: a connection attempt outlives the request that asked for it (up to its own timeout). */
   const connecting = new Map<string, Set<Promise<void>>>();
   const connect: buildConnector.connector = (connectOptions, callback) => {

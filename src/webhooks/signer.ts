@@ -6,24 +6,16 @@
  * library.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { keptBy } from '../kept-by';
 
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /** Decoded keys by secret: an endpoint's secret is decoded once, not at every attempt. */
-const keys = new Map<string, Buffer>();
-const keysKept = 10_000;
-
-function keyOf(secret: string): Buffer {
-  let key = keys.get(secret);
-  if (key === undefined) {
-    if (keys.size >= keysKept) keys.clear();
-    key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-    keys.set(secret, key);
-  }
-  return key;
-}
+const keyOf = keptBy(10_000, (secret: string) =>
+  Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'),
+);
 
 /** The `webhook-signature` header: one signature per secret, separated by a space. */
 export function signatureHeader(

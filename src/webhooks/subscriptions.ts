@@ -21,6 +21,7 @@ import {
   type TaskFilter,
   type TaskPredicate,
 } from '../db/task-filter';
+import { keptBy } from '../kept-by';
 import { taskReaderOf, type TaskReader } from './stored-task';
 
 type Task = components['schemas']['Task'];
@@ -135,10 +136,17 @@ export function taskEventsFor(
   return (type, data) => (type.startsWith('task.') ? new TaskEvent(type, data, reader) : undefined);
 }
 
-/** Subscriptions made, by their stored columns: endpoints with the same columns share one. */
-const made = new Map<string, Subscription>();
-/** Enough for every endpoint of many tenants; past it the map starts again. */
-const mostKept = 10_000;
+/**
+ * Subscriptions made, by their stored columns joined with a NUL (which no JSON text holds):
+ * endpoints with the same columns share one. Enough for every endpoint of many tenants.
+ */
+const made = keptBy(10_000, (columns: string) => {
+  const [filter, fields] = columns.split('\0').map((json) => JSON.parse(json) as unknown);
+  return subscribe(
+    filter === null ? undefined : textLast(filter as TaskFilter),
+    fields === null ? undefined : (fields as string[]),
+  );
+});
 
 /**
  * The subscription of an endpoint's stored `task_filter` and `task_fields` (JSON, or null), or
@@ -149,17 +157,8 @@ export function subscriptionOf(
   fieldsJson: string | null,
 ): Subscription | undefined {
   if (filterJson === null && fieldsJson === null) return undefined;
-  const key = `${filterJson}\n${fieldsJson}`;
-  let subscription = made.get(key);
-  if (subscription === undefined) {
-    if (made.size >= mostKept) made.clear();
-    subscription = subscribe(
-      filterJson === null ? undefined : textLast(JSON.parse(filterJson) as TaskFilter),
-      fieldsJson === null ? undefined : (JSON.parse(fieldsJson) as string[]),
-    );
-    made.set(key, subscription);
-  }
-  return subscription;
+  // A column that is null is joined as `null`, which parses back to null.
+  return made(`${filterJson}\0${fieldsJson}`);
 }
 
 function subscribe(filter: TaskFilter | undefined, fields: string[] | undefined): Subscription {

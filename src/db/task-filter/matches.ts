@@ -10,25 +10,18 @@
  * a condition first asks, however many conditions and predicates ask (TaskReading).
  */
 import type { components } from '../../../generated/api';
+import { keptBy } from '../../kept-by';
 import { labelFold, priorities, priorityRank } from '../task-planning';
 import type { TaskFilter } from './shape';
 import { foldedWords, TaskTextWords, textWord } from './words';
 
 type Task = components['schemas']['Task'];
 
-/** Label folds by label (labels repeat from task to task); past this many it starts again. */
-const folds = new Map<string, string>();
-const mostFolds = 10_000;
-
-/** A label's fold, looked up: a look-up costs a fraction of a fold's test and lower case. */
-function foldOf(label: string): string {
-  let fold = folds.get(label);
-  if (fold === undefined) {
-    if (folds.size >= mostFolds) folds.clear();
-    folds.set(label, (fold = labelFold(label)));
-  }
-  return fold;
-}
+/**
+ * A label's fold, kept by label (labels repeat from task to task): a look-up costs a fraction of
+ * a fold's test and lower case.
+ */
+const foldOf = keptBy(10_000, labelFold);
 
 /**
  * A task as predicates read it, with its label folds and words worked out once, when first
