@@ -10,7 +10,14 @@
  *
  * Measured twice: the service's CPU time per delivery (the median round), and its instructions
  * per delivery counted by valgrind's callgrind (callgrind.ts), which the machine's load does not
- * move: the median round's outside V8's collector and compilers, plus theirs over all rounds.
+ * move: the median round's outside V8's major collections and compilers, less what the service
+ * runs idle in as long, plus their share. Those two come in lumps in whichever round the order of
+ * the rounds puts them (a major collection every second round or so, a tenth of a round's
+ * count), and most of the compilers' work follows the major collections: a collection drops
+ * the optimised code of functions whose closures died (a closure made at each call), and the
+ * next round optimises them again (a collection before every round tripled the compilers'
+ * work). Both come in proportion to what the rounds leave in the old generation, so their work
+ * over all rounds of all tenants is shared out by that (heaps.ts).
  *
  * BENCH_PLANNING_FILTER_EVENTS (1000 per round), BENCH_PLANNING_FILTER_WARMUP (3 rounds of each
  * before the timed ones), BENCH_PLANNING_FILTER_ROUNDS (9 of each, timed),
@@ -35,6 +42,7 @@ import { nowForDb } from '../../src/db/timestamps';
 import { createMysqlDatabase } from '../support/mysql-database';
 import { apiClient, type ApiCall } from './api-client';
 import { startCountedServer, type Instructions } from './callgrind';
+import { heapsOf } from './heaps';
 import { withKnex } from './fixture';
 import { bulkTasks, projectOfTasks } from './planning-bulk';
 import { serviceArguments, startServerProcess, type ServerProcess } from './processes';
@@ -182,6 +190,7 @@ export async function benchFilterCpu(mysqlUrl: string, receiver: Receiver): Prom
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   };
   const servers: ServerProcess[] = [];
+  const heaps = heapsOf();
   try {
     await withKnex(database.config, async (knex) => {
       await migrateToLatest(knex);
@@ -202,86 +211,133 @@ export async function benchFilterCpu(mysqlUrl: string, receiver: Receiver): Prom
       await service.stop();
       servers.splice(0);
 
-      const counted: Instructions[][] = sides.map(() => []);
+      const counted: CountedRound[][] = sides.map(() => []);
       // The service's instructions a second idle under callgrind, counted before the rounds.
-      let idlePerSecond = 0;
+      let idle: Instructions | undefined;
       if (settings.countedRounds > 0) {
         // Valgrind runs one thread at a time, so a function V8 optimises in the background ran
         // unoptimised for rounds longer than it does beside a free core: a filter's side was
         // still falling in its ninth counted round. Optimised at once, each side is as it settles.
         const { server, count } = await startCountedServer(
-          ['--no-concurrent-recompilation', ...serviceArguments()],
-          env,
+          ['--no-concurrent-recompilation', ...heaps.nodeArguments, ...serviceArguments()],
+          { ...env, ...heaps.env },
         );
         servers.push(server);
         // Under valgrind a delivery takes some fifty times as long, and more on a busy machine.
         await inTurns(settings.countedWarmup, sides.length, (i) => roundOf(i, 600_000));
-        // What the service runs by the clock (its polls) is taken off each round for as long as
-        // it lasted: idle, it ran 6.9 M instructions a second at valgrind's pace, so a round of
-        // 15 to 20 s held 100 to 140 k of it a delivery, more in a longer round, filter or not.
+        // What the service runs by the clock (its polls, and V8 optimising what they run) is
+        // taken off each round for as long as it lasted: idle, it ran 6.9 M instructions a
+        // second at valgrind's pace outside the collector and compilers, and its compilers
+        // 8 M more, so a round of 15 to 20 s held 250 k of it a delivery, filter or not.
         await sleep(2000);
-        const idle = await count(() => sleep(settings.countedIdleSeconds * 1000));
-        idlePerSecond = idle.running / idle.seconds;
+        const idleCount = await count(() => sleep(settings.countedIdleSeconds * 1000));
+        idle = perSecond(idleCount);
         await inTurns(settings.countedRounds, sides.length, async (i) => {
+          const before = await heaps.read();
           const round = await count(() => roundOf(i, 600_000));
-          counted[i].push({ ...round, running: round.running - idlePerSecond * round.seconds });
+          const after = await heaps.read();
+          counted[i].push({
+            ...lessIdle(round, idle!),
+            grownBytes: after.oldBytes - before.oldBytes + after.freedBytes,
+            majors: after.majors,
+          });
         });
       }
-      report(sides, cpuUs, counted, idlePerSecond);
+      report(sides, cpuUs, counted, idle);
     });
   } finally {
     for (const server of servers) await server.stop();
+    heaps.remove();
     await database.drop();
   }
 }
 
-/** Instructions per delivery: the median round's outside the collector and compilers, plus theirs over every round. */
-function perDelivery(rounds: Instructions[]): number {
-  const lumps = rounds.reduce((sum, c) => sum + c.collecting + c.compiling, 0);
-  return (
-    median(rounds.map((c) => c.running)) / settings.events +
-    lumps / (rounds.length * settings.events)
-  );
+/** A counted round, less what the service runs idle in as long, and what it left in the old generation. */
+interface CountedRound extends Instructions {
+  grownBytes: number;
+  majors: number;
 }
+
+/** The scavenger's part of the collector's work (the rest is major collections'). */
+const minor = (counted: Instructions) => counted.collecting - counted.majorCollecting;
+
+function perSecond(idle: Instructions): Instructions {
+  const rate = (n: number) => n / idle.seconds;
+  return {
+    running: rate(idle.running),
+    collecting: rate(idle.collecting),
+    majorCollecting: rate(idle.majorCollecting),
+    compiling: rate(idle.compiling),
+    seconds: 1,
+  };
+}
+
+/** A round less the idle service's work in as long; major collections are shared out instead. */
+function lessIdle(round: Instructions, idle: Instructions): Instructions {
+  const less = (n: number, idleRate: number) => n - idleRate * round.seconds;
+  return {
+    running: less(round.running, idle.running),
+    collecting: less(minor(round), minor(idle)) + round.majorCollecting,
+    majorCollecting: round.majorCollecting,
+    compiling: less(round.compiling, idle.compiling),
+    seconds: round.seconds,
+  };
+}
+
+/** A round's own instructions: outside the compilers and major collections, which are shared out. */
+const own = (round: Instructions) => round.running + minor(round);
+/** What is shared out by the old generation's growth. */
+const lumps = (round: Instructions) => round.compiling + round.majorCollecting;
 
 function report(
   sides: Side[],
   cpuUs: number[][],
-  counted: Instructions[][],
-  idlePerSecond: number,
+  counted: CountedRound[][],
+  idle: Instructions | undefined,
 ): void {
   const k = (n: number) => `${fmt(n / 1000)} k`;
+  const each = settings.events;
+  const rounds = counted.flat();
+  const lumpsPerByte =
+    rounds.reduce((sum, round) => sum + lumps(round), 0) /
+    rounds.reduce((sum, round) => sum + round.grownBytes, 0);
+  const grown = counted.map(
+    (side) => side.reduce((sum, round) => sum + round.grownBytes, 0) / (side.length * each),
+  );
+  const owned = counted.map((side) => median(side.map(own)) / each);
+  const shared = grown.map((bytes) => lumpsPerByte * bytes);
+  const instructions = owned.map((n, i) => n + shared[i]);
   console.log(
     `\n### A webhook endpoint's filter of 10 conditions: the service's work per delivery\n\n` +
       `One tenant for each filter, with one endpoint for \`task.updated\` on the loopback receiver; every event passes every filter. ` +
-      `A round writes ${settings.events.toLocaleString('en')} copies of real events into the events table and lasts until the receiver has them all (numbering, planning, where the filter is read, and delivery); ` +
+      `A round writes ${each.toLocaleString('en')} copies of real events into the events table and lasts until the receiver has them all (numbering, planning, where the filter is read, and delivery); ` +
       `the tenants take turns (each round starting one further on) after warm-up rounds of each (${settings.warmup} timed, ${settings.countedWarmup} under callgrind). ` +
-      (counted[0].length > 0
-        ? `Instructions counted by valgrind's callgrind (${counted[0].length} rounds each): the median round's outside V8's collector and compilers, less what the service runs idle in as long (${k(idlePerSecond)} a second, counted for ${settings.countedIdleSeconds} s before the rounds), plus the collector's and compilers' over all rounds. `
+      (idle
+        ? `Instructions counted by valgrind's callgrind (${counted[0].length} rounds each): the median round's own (outside V8's compilers and major collections), less what the service runs idle in as long (${k(idle.running)} a second, its compilers ${k(idle.compiling)} and scavenger ${k(minor(idle))} more, counted for ${settings.countedIdleSeconds} s before the rounds), ` +
+          `plus a share of the compilers' and major collections' work over all rounds of all tenants (${k(lumpsPerByte * 1000)} a kB), by what each tenant's rounds left in the old generation. `
         : '') +
       `CPU time: the median of ${cpuUs[0].length} rounds each.\n`,
   );
-  const instructions = counted[0].length > 0 ? counted.map(perDelivery) : undefined;
-  // The median round's instructions outside the collector and compilers alone: steadier than
-  // the whole, as a major collection falls in one round or another.
-  const rest = counted.map((rounds) => median(rounds.map((c) => c.running)) / settings.events);
   const cpu = cpuUs.map(median);
   const ratio = (values: number[], i: number) =>
     i === 0 ? '' : `${fmt(values[i] / values[0], 3)} ${mark(values[i] / values[0] <= ratioTarget)}`;
   console.log(
-    `| filter | instructions per delivery | ratio to none (≤ ${ratioTarget}) | the collector / the compilers, over all rounds | the rest, each round | the rest's ratio to none | CPU µs per delivery | ratio to none (≤ ${ratioTarget}) | CPU µs, each round |`,
+    `| filter | instructions per delivery | ratio to none (≤ ${ratioTarget}) | the median round's own | its ratio | compilers and major collections, shared | old generation grown a delivery | its ratio | major collections in the rounds | CPU µs per delivery | ratio to none (≤ ${ratioTarget}) | each round's own | each round's compilers / major collections | CPU µs, each round |`,
   );
-  console.log('|---|---:|---:|---:|---|---:|---:|---:|---|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|');
+  const plain = (values: number[], i: number) => (i === 0 ? '' : fmt(values[i] / values[0], 3));
   for (const [i, side] of sides.entries()) {
-    const rounds = counted[i];
-    const each = (part: 'collecting' | 'compiling') =>
-      k(rounds.reduce((sum, c) => sum + c[part], 0) / (rounds.length * settings.events));
+    const sideRounds = counted[i];
     console.log(
-      (instructions
-        ? `| ${side.name} | ${k(instructions[i])} | ${ratio(instructions, i)} | ${each('collecting')} / ${each('compiling')} | ` +
-          `${rounds.map((c) => k(c.running / settings.events)).join(', ')} | ${i === 0 ? '' : fmt(rest[i] / rest[0], 3)} | `
-        : `| ${side.name} | not counted | | | | | `) +
-        `${fmt(cpu[i])} | ${ratio(cpu, i)} | ${cpuUs[i].map((us) => fmt(us)).join(', ')} |`,
+      (idle
+        ? `| ${side.name} | ${k(instructions[i])} | ${ratio(instructions, i)} | ${k(owned[i])} | ${plain(owned, i)} | ${k(shared[i])} | ` +
+          `${fmt(grown[i])} B | ${plain(grown, i)} | ${sideRounds.reduce((sum, round) => sum + round.majors, 0)} | `
+        : `| ${side.name} | not counted | | | | | | | | `) +
+        `${fmt(cpu[i])} | ${ratio(cpu, i)} | ` +
+        (idle
+          ? `${sideRounds.map((round) => k(own(round) / each)).join(', ')} | ${sideRounds.map((round) => `${k(round.compiling / each)} / ${k(round.majorCollecting / each)}`).join(', ')} | `
+          : '| | ') +
+        `${cpuUs[i].map((us) => fmt(us)).join(', ')} |`,
     );
   }
 }
