@@ -21,6 +21,8 @@ type EventType = components['schemas']['EventType'];
 
 /** Rows per INSERT (SQLite allows 32,766 bound values). */
 const insertChunk = 200;
+/** Events read with their data at once, for subscriptions to look at. */
+const dataSlice = 100;
 
 export type WebhookPlanningRepository = ReturnType<typeof webhookPlanningRepository>;
 
@@ -136,39 +138,45 @@ export function webhookPlanningRepository(knex: Knex) {
           }
           if (endpoints.length === 0)
             return { planned: 0, endpointIds: new Set(), claimed: [], caughtUp: upTo >= last };
-          const events: Array<{ event_id: string; type: EventType; data?: string }> = await trx(
-            'events',
-          )
-            .select('event_id', 'type', ...(subscribed ? ['data'] : []))
-            .where('tenant_id', tenantId)
-            .where('sequence', '>', mark)
-            .where('sequence', '<=', upTo);
           const now = nowForDb();
           const rows = [];
           const claimed: ClaimedDelivery[] = [];
           const unclaimed = new Set<string>();
           const leaseUntil = claiming && Date.now() + claiming.leaseMs;
-          for (const event of events) {
-            // Read only when a subscription first asks, once for all of them.
-            const taskEvent = taskEventOf && taskEventOf(event.type, event.data!);
-            for (const one of selecting) {
-              if (one.types !== null && !one.types.includes(event.type)) continue;
-              if (taskEvent && one.subscription && !one.subscription.wants(taskEvent)) continue;
-              const row = plannedAttempt(one.endpoint.webhook_endpoint_id, event, 1, now, now);
-              rows.push(row);
-              if (claiming && one.room > 0) {
-                one.room--;
-                row.claimed_by = claiming.claim;
-                row.lease_until = toDbTimestamp(new Date(leaseUntil!).toISOString());
-                claimed.push(
-                  toClaimed(
-                    { ...one.endpoint, ...row, event_type: event.type },
-                    claiming.claim,
-                    leaseUntil!,
-                    now,
-                  ),
-                );
-              } else unclaimed.add(row.webhook_endpoint_id);
+          // With their data, the events are read a slice at a time, each let go once looked at:
+          // a chunk's data held at once outlived the scavenges its reading took, and filled the
+          // old generation a fifth faster than deliveries without a subscription.
+          const slice = subscribed ? dataSlice : upTo - mark;
+          for (let from = mark; from < upTo; from += slice) {
+            const events: Array<{ event_id: string; type: EventType; data?: string }> = await trx(
+              'events',
+            )
+              .select('event_id', 'type', ...(subscribed ? ['data'] : []))
+              .where('tenant_id', tenantId)
+              .where('sequence', '>', from)
+              .where('sequence', '<=', Math.min(upTo, from + slice));
+            for (const event of events) {
+              // Read only when a subscription first asks, once for all of them.
+              const taskEvent = taskEventOf && taskEventOf(event.type, event.data!);
+              for (const one of selecting) {
+                if (one.types !== null && !one.types.includes(event.type)) continue;
+                if (taskEvent && one.subscription && !one.subscription.wants(taskEvent)) continue;
+                const row = plannedAttempt(one.endpoint.webhook_endpoint_id, event, 1, now, now);
+                rows.push(row);
+                if (claiming && one.room > 0) {
+                  one.room--;
+                  row.claimed_by = claiming.claim;
+                  row.lease_until = toDbTimestamp(new Date(leaseUntil!).toISOString());
+                  claimed.push(
+                    toClaimed(
+                      { ...one.endpoint, ...row, event_type: event.type },
+                      claiming.claim,
+                      leaseUntil!,
+                      now,
+                    ),
+                  );
+                } else unclaimed.add(row.webhook_endpoint_id);
+              }
             }
           }
           for (let i = 0; i < rows.length; i += insertChunk)
