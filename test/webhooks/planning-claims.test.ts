@@ -2,6 +2,8 @@
  * Planning that claims what it plans for the delivery worker beside it (planNext with a
  * PlanningClaim): each endpoint's attempts up to its room are written claimed, under the claim and
  * its lease, and handed back ready to make; the rest are planned unclaimed, and named, for a claim.
+ * And every event of a chunk is planned once for each endpoint that wants it, whichever slice its
+ * data is read in.
  */
 import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
@@ -141,4 +143,59 @@ it('claims nothing without a PlanningClaim, and names every endpoint it planned 
       .whereNotNull('claimed_by')
       .count({ n: '*' }),
   ).toEqual([{ n: 0 }]);
+});
+
+// Planning reads a chunk's events with their data a slice at a time when a subscription looks at them.
+it('plans every event of a chunk of 250 once for each endpoint that wants it, across the slices its data is read in', async () => {
+  const tenantId = randomUUID();
+  const now = nowForDb();
+  await knex('tenants').insert({ tenant_id: tenantId, name: tenantId, created_at: now });
+  const endpoint = (filter: unknown) => ({
+    webhook_endpoint_id: uuidv7(),
+    tenant_id: tenantId,
+    url: 'http://127.0.0.1:9/',
+    event_types: null,
+    task_filter: filter === undefined ? null : JSON.stringify(filter),
+    description: '',
+    enabled: true,
+    secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+    created_at: now,
+    updated_at: now,
+  });
+  const filtered = endpoint({ labels: { has: 'ops' } });
+  const everything = endpoint(undefined);
+  await knex('webhook_endpoints').insert([filtered, everything]);
+  const events = Array.from({ length: 250 }, (_, i) => ({
+    event_id: uuidv7(),
+    tenant_id: tenantId,
+    sequence: i + 1,
+    type: 'task.created',
+    project_id: randomUUID(),
+    request_id: 'test',
+    // Around each slice's edge (100, 200) and here and there elsewhere.
+    data: JSON.stringify({
+      object: {
+        labels: [99, 100, 101, 200, 201].includes(i + 1) || i % 7 === 0 ? ['ops'] : ['dev'],
+      },
+    }),
+    created_at: now,
+  }));
+  await knex('events').insert(events);
+  await knex('event_sequences').insert({ tenant_id: tenantId, last_sequence: events.length });
+
+  const answer = await repositories.webhookPlanning.planNext(tenantId, 1000);
+  expect(answer.caughtUp).toBe(true);
+  const plannedFor = async (endpointId: string) =>
+    (
+      await knex('webhook_deliveries').where('webhook_endpoint_id', endpointId).pluck('event_id')
+    ).sort();
+  const wanted = events.filter((event) => event.data.includes('"ops"'));
+  expect(wanted.length).toBe(40);
+  expect(await plannedFor(filtered.webhook_endpoint_id)).toEqual(
+    wanted.map((event) => event.event_id).sort(),
+  );
+  expect(await plannedFor(everything.webhook_endpoint_id)).toEqual(
+    events.map((event) => event.event_id).sort(),
+  );
+  expect(answer.planned).toBe(wanted.length + events.length);
 });
