@@ -114,7 +114,7 @@ export function webhookPlanningRepository(knex: Knex) {
             room: claiming?.rooms.get(endpoint.webhook_endpoint_id) ?? 0,
           }));
           // The events' data is read only for a subscription to look at. A chunk is as long with
-          // it as without (500 events' data is a few megabytes at most): at 200, a subscription
+          // it as without (its data is read a slice at a time, below): at 200, a subscription
           // cost its tenant two and a half times the planning transactions.
           const subscribed = selecting.some((one) => one.subscription !== undefined);
           const taskEventOf = subscribed && taskEventsFor(selecting.map((one) => one.subscription));

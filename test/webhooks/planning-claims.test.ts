@@ -145,7 +145,6 @@ it('claims nothing without a PlanningClaim, and names every endpoint it planned 
   ).toEqual([{ n: 0 }]);
 });
 
-// Planning reads a chunk's events with their data a slice at a time when a subscription looks at them.
 it('plans every event of a chunk of 250 once for each endpoint that wants it, across the slices its data is read in', async () => {
   const tenantId = randomUUID();
   const now = nowForDb();
